@@ -1,0 +1,1 @@
+"""COBRA launch files, configuration and the pip-mode runner."""

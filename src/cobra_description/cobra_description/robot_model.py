@@ -1,0 +1,302 @@
+"""Pure-Python view of a robot URDF: links, joints, axes, limits and fixed-frame transforms.
+
+Gaits, simulation, driver and odometry all read the robot from here, so the URDF stays the
+single source of its numbers. No ROS imports: only the standard library and numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_ROBOT = 'cobra'
+URDF_PATH_ENV = 'COBRA_URDF'
+
+
+class RobotModelError(ValueError):
+    """The URDF is missing or does not describe a usable robot."""
+
+
+@dataclass(frozen=True)
+class Pose:
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def matrix(self) -> np.ndarray:
+        """Homogeneous transform child-in-parent (URDF fixed-axis roll-pitch-yaw)."""
+        transform = np.eye(4)
+        transform[:3, :3] = rpy_to_matrix(*self.rpy)
+        transform[:3, 3] = self.xyz
+        return transform
+
+
+@dataclass(frozen=True)
+class Geometry:
+    kind: str  # 'box' | 'cylinder' | 'sphere'
+    size: tuple[float, ...]  # box: full extents xyz; cylinder: (radius, length); sphere: (radius,)
+    origin: Pose
+
+
+@dataclass(frozen=True)
+class Inertial:
+    mass_kg: float
+    origin: Pose
+    inertia: np.ndarray  # 3x3 about the inertial origin, in the inertial frame
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str
+    inertial: Inertial | None
+    collisions: tuple[Geometry, ...]
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    lower_rad: float
+    upper_rad: float
+    effort_nm: float
+    velocity_rad_s: float
+
+
+@dataclass(frozen=True)
+class Joint:
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: Pose
+    axis: tuple[float, float, float]
+    limits: JointLimits | None
+    damping: float = 0.0
+
+    @property
+    def is_actuated(self) -> bool:
+        return self.type in ('revolute', 'continuous', 'prismatic')
+
+    @property
+    def axis_kind(self) -> str:
+        """'pitch', 'yaw' or 'roll' after the dominant component of the joint axis."""
+        index = int(np.argmax(np.abs(self.axis)))
+        return ('roll', 'pitch', 'yaw')[index]
+
+    @property
+    def axis_sign(self) -> float:
+        return float(np.sign(self.axis[int(np.argmax(np.abs(self.axis)))]))
+
+
+@dataclass
+class RobotModel:
+    name: str
+    links: dict[str, Link]
+    joints: list[Joint]
+    root: str
+    source: Path | None = None
+    _by_child: dict[str, Joint] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_child = {joint.child: joint for joint in self.joints}
+
+    def joint(self, name: str) -> Joint:
+        for joint in self.joints:
+            if joint.name == name:
+                return joint
+        raise RobotModelError(f"joint '{name}' is not in the URDF of '{self.name}'")
+
+    @property
+    def actuated_joints(self) -> list[Joint]:
+        """Actuated joints in depth-first chain order from the root (head to tail)."""
+        return [j for j in self.chain_joints() if j.is_actuated]
+
+    def gait_joints(self, exclude: tuple[str, ...] = ('latch_joint',)) -> list[Joint]:
+        """The joint vector a gait drives: actuated joints without end-effector joints."""
+        return [j for j in self.actuated_joints if j.name not in exclude]
+
+    def chain_joints(self) -> list[Joint]:
+        ordered: list[Joint] = []
+        children: dict[str, list[Joint]] = {}
+        for joint in self.joints:
+            children.setdefault(joint.parent, []).append(joint)
+
+        def visit(link_name: str) -> None:
+            # the main chain (a child with children of its own) is visited after leaf joints
+            for joint in sorted(children.get(link_name, []),
+                                key=lambda j: (bool(children.get(j.child)), j.name)):
+                ordered.append(joint)
+                visit(joint.child)
+
+        visit(self.root)
+        return ordered
+
+    @property
+    def total_mass_kg(self) -> float:
+        return sum(link.inertial.mass_kg for link in self.links.values() if link.inertial)
+
+    def transform(self, from_frame: str, to_frame: str,
+                  joint_positions: dict[str, float] | None = None) -> np.ndarray:
+        """Pose of `to_frame` expressed in `from_frame` (4x4), joints at the given angles."""
+        return np.linalg.inv(self._root_to(from_frame, joint_positions)) @ \
+            self._root_to(to_frame, joint_positions)
+
+    def _root_to(self, frame: str, joint_positions: dict[str, float] | None) -> np.ndarray:
+        if frame not in self.links:
+            raise RobotModelError(f"frame '{frame}' is not a link of '{self.name}'")
+        transform = np.eye(4)
+        while frame != self.root:
+            joint = self._by_child[frame]
+            step = joint.origin.matrix()
+            angle = (joint_positions or {}).get(joint.name, 0.0)
+            if joint.type in ('revolute', 'continuous') and angle:
+                motion = np.eye(4)
+                motion[:3, :3] = axis_angle_to_matrix(np.asarray(joint.axis), angle)
+                step = step @ motion
+            transform = step @ transform
+            frame = joint.parent
+        return transform
+
+    def chain_length_m(self) -> float:
+        """Head-to-tail length along the zero-angle chain, including the end links' extents."""
+        points = []
+        for link_name, link in self.links.items():
+            origin = self._root_to(link_name, None)
+            for shape in link.collisions:
+                centre = (origin @ shape.origin.matrix())[:3, :]
+                half = _half_extent_along_axis(shape)
+                axis = centre[:3, :3] @ half
+                points.append(centre[:3, 3] + axis)
+                points.append(centre[:3, 3] - axis)
+        if not points:
+            raise RobotModelError('the URDF has no collision geometry to measure')
+        xs = np.array(points)[:, 0]
+        return float(xs.max() - xs.min())
+
+
+def _half_extent_along_axis(shape: Geometry) -> np.ndarray:
+    if shape.kind == 'cylinder':
+        return np.array([0.0, 0.0, shape.size[1] / 2])
+    if shape.kind == 'box':
+        return np.array(shape.size) / 2
+    return np.array([shape.size[0], 0.0, 0.0])
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ])
+
+
+def axis_angle_to_matrix(axis: np.ndarray, angle: float) -> np.ndarray:
+    axis = axis / np.linalg.norm(axis)
+    skew = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + math.sin(angle) * skew + (1 - math.cos(angle)) * skew @ skew
+
+
+def _floats(text: str | None, count: int, default: float = 0.0) -> tuple[float, ...]:
+    if text is None:
+        return (default,) * count
+    values = tuple(float(v) for v in text.split())
+    if len(values) != count:
+        raise RobotModelError(f"expected {count} numbers, got '{text}'")
+    return values
+
+
+def _pose(element: ET.Element | None) -> Pose:
+    if element is None:
+        return Pose()
+    return Pose(_floats(element.get('xyz'), 3), _floats(element.get('rpy'), 3))
+
+
+def _geometry(element: ET.Element) -> Geometry | None:
+    geometry = element.find('geometry')
+    if geometry is None or len(geometry) == 0:
+        return None
+    shape = geometry[0]
+    origin = _pose(element.find('origin'))
+    if shape.tag == 'box':
+        return Geometry('box', _floats(shape.get('size'), 3), origin)
+    if shape.tag == 'cylinder':
+        return Geometry('cylinder', (float(shape.get('radius')), float(shape.get('length'))), origin)
+    if shape.tag == 'sphere':
+        return Geometry('sphere', (float(shape.get('radius')),), origin)
+    raise RobotModelError(f"unsupported collision geometry '{shape.tag}': use box, cylinder or sphere")
+
+
+def parse_urdf(text: str, source: Path | None = None) -> RobotModel:
+    try:
+        robot = ET.fromstring(text)
+    except ET.ParseError as error:
+        raise RobotModelError(f'URDF {source or ""} is not valid XML: {error}') from error
+    if robot.tag != 'robot':
+        raise RobotModelError(f"URDF {source or ''} has root <{robot.tag}>, expected <robot>")
+    links: dict[str, Link] = {}
+    for element in robot.findall('link'):
+        inertial = None
+        inertial_element = element.find('inertial')
+        if inertial_element is not None:
+            mass = float(inertial_element.find('mass').get('value'))
+            i = inertial_element.find('inertia')
+            ixx, iyy, izz = (float(i.get(k, 0)) for k in ('ixx', 'iyy', 'izz'))
+            ixy, ixz, iyz = (float(i.get(k, 0)) for k in ('ixy', 'ixz', 'iyz'))
+            tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            inertial = Inertial(mass, _pose(inertial_element.find('origin')), tensor)
+        collisions = tuple(g for g in (_geometry(c) for c in element.findall('collision')) if g)
+        links[element.get('name')] = Link(element.get('name'), inertial, collisions)
+    joints: list[Joint] = []
+    for element in robot.findall('joint'):
+        limit = element.find('limit')
+        limits = None
+        if limit is not None:
+            limits = JointLimits(float(limit.get('lower', 0)), float(limit.get('upper', 0)),
+                                 float(limit.get('effort', 0)), float(limit.get('velocity', 0)))
+        dynamics = element.find('dynamics')
+        axis_element = element.find('axis')
+        joints.append(Joint(
+            name=element.get('name'), type=element.get('type'),
+            parent=element.find('parent').get('link'), child=element.find('child').get('link'),
+            origin=_pose(element.find('origin')),
+            axis=_floats(axis_element.get('xyz') if axis_element is not None else None, 3)
+            if axis_element is not None else (1.0, 0.0, 0.0),
+            limits=limits,
+            damping=float(dynamics.get('damping', 0)) if dynamics is not None else 0.0))
+    children = {j.child for j in joints}
+    roots = [name for name in links if name not in children]
+    if len(roots) != 1:
+        raise RobotModelError(f'URDF {source or ""} must have exactly one root link, found {roots}')
+    for joint in joints:
+        if joint.is_actuated and joint.type != 'continuous' and joint.limits is None:
+            raise RobotModelError(f"joint '{joint.name}' has no <limit>: every actuated joint needs one")
+    return RobotModel(robot.get('name', ''), links, joints, roots[0], source)
+
+
+def default_urdf_path(robot: str = DEFAULT_ROBOT) -> Path:
+    """The installed URDF (ament index), else $COBRA_URDF, else the source tree's copy."""
+    override = os.environ.get(URDF_PATH_ENV)
+    if override:
+        return Path(override)
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        candidate = Path(get_package_share_directory('cobra_description')) / 'urdf' / f'{robot}.urdf'
+        if candidate.exists():
+            return candidate
+    except (ImportError, LookupError, ValueError):
+        pass
+    return Path(__file__).resolve().parents[3] / 'urdf' / f'{robot}.urdf'
+
+
+def load_robot_model(path: str | Path | None = None) -> RobotModel:
+    urdf_path = Path(path) if path else default_urdf_path()
+    if not urdf_path.is_file():
+        raise RobotModelError(
+            f'URDF not found: {urdf_path}. Pass an existing file (parameter urdf_path) '
+            f'or build the workspace so that cobra_description is installed.')
+    return parse_urdf(urdf_path.read_text(), urdf_path)

@@ -1,0 +1,1 @@
+"""COBRA gait library (sidewinding, CSV trajectories) and the gait node."""

@@ -1,0 +1,1 @@
+"""COBRA rosbag2 (MCAP) logger with crash-safe splitting and a recovery command."""

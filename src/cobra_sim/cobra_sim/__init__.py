@@ -1,0 +1,1 @@
+"""COBRA MuJoCo simulation node that publishes the same topics as the hardware."""
