@@ -1,0 +1,63 @@
+"""Node entry-point plumbing shared by the COBRA nodes: clean shutdown and clear startup errors.
+
+The only module of cobra_description that imports rclpy; node modules use it, libraries don't.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import rclpy
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+
+STARTUP_ERROR_EXIT_CODE = 2
+
+
+class StartupError(RuntimeError):
+    """A node cannot start with the given parameters; the message says how to fix it."""
+
+
+def describe(description: str, *, read_only: bool = False,
+             float_range: tuple[float, float] | None = None,
+             int_range: tuple[int, int] | None = None) -> ParameterDescriptor:
+    descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    if float_range is not None:
+        descriptor.floating_point_range = [
+            FloatingPointRange(from_value=float(float_range[0]), to_value=float(float_range[1]))]
+    if int_range is not None:
+        descriptor.integer_range = [IntegerRange(from_value=int_range[0], to_value=int_range[1], step=1)]
+    return descriptor
+
+
+def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> dict[str, Any]:
+    """Declare a block of parameters and return their values by name."""
+    node.declare_parameters('', [(name, default, descriptor)
+                                 for name, (default, descriptor) in specs.items()])
+    return {name: node.get_parameter(name).value for name in specs}
+
+
+def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,
+             spin: Callable[[Node], None] = rclpy.spin) -> int:
+    """rclpy.init, build, spin until SIGINT/SIGTERM, destroy, shutdown; exit code for main()."""
+    # a child started in the background by a non-interactive shell inherits SIGINT as ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    rclpy.init(args=list(args) if args is not None else sys.argv)
+    node = None
+    try:
+        node = make_node()
+        spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except StartupError as error:
+        print(f'[ERROR] {error}', file=sys.stderr, flush=True)
+        return STARTUP_ERROR_EXIT_CODE
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,171 @@
+"""COBRA multibody simulation (MuJoCo) with named read-outs of the physics state.
+
+Shaped after dm_control's suite: the model is generated from parameters (the URDF), the control
+period must be a whole number of physics steps, randomness comes from an injected generator,
+and the same inputs give the same trajectory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from cobra_description.robot_model import RobotModel
+from cobra_sim.mjcf import ServoParams, build_mjcf
+from cobra_sim.terrain import BodyState, TerrainModel
+
+
+class SimConfigError(ValueError):
+    """Simulation parameters that cannot give a valid run."""
+
+
+@dataclass(frozen=True)
+class SimParams:
+    timestep_s: float = 0.001
+    control_period_s: float = 0.002
+    settle_duration_s: float = 2.0
+    initial_height_m: float = 0.047
+    imu_frame: str = 'camera_imu_optical_frame'
+    servo: ServoParams = field(default_factory=ServoParams)
+
+
+def steps_per_period(period_s: float, timestep_s: float, what: str) -> int:
+    """Whole number of physics steps in `period_s`, or a clear error."""
+    steps = round(period_s / timestep_s)
+    if steps < 1 or abs(steps * timestep_s - period_s) > 1e-9 * max(1.0, period_s):
+        raise SimConfigError(f'{what} ({period_s} s) must be a whole multiple of the physics '
+                             f'step ({timestep_s} s)')
+    return steps
+
+
+class CobraSim:
+    def __init__(self, robot: RobotModel, terrain: TerrainModel, params: SimParams,
+                 rng: np.random.Generator) -> None:
+        self.robot = robot
+        self.terrain = terrain
+        self.params = params
+        self.rng = rng
+        self.steps_per_control = steps_per_period(params.control_period_s, params.timestep_s,
+                                                  'control period')
+        self.mjcf = build_mjcf(robot, terrain, params.servo, params.timestep_s,
+                               params.initial_height_m, params.imu_frame)
+        self.model = mujoco.MjModel.from_xml_string(self.mjcf)
+        self.data = mujoco.MjData(self.model)
+        joints = robot.actuated_joints
+        self.joint_names: list[str] = [j.name for j in joints]
+        self._joint_index = {name: i for i, name in enumerate(self.joint_names)}
+        joint_ids = [self.model.joint(name).id for name in self.joint_names]
+        self._qpos_adr = np.array([self.model.jnt_qposadr[i] for i in joint_ids])
+        self._dof_adr = np.array([self.model.jnt_dofadr[i] for i in joint_ids])
+        self._actuator_ids = np.array([self.model.actuator(name).id for name in self.joint_names])
+        self._lower = np.array([j.limits.lower_rad for j in joints])
+        self._upper = np.array([j.limits.upper_rad for j in joints])
+        self._max_speed = np.array([j.limits.velocity_rad_s for j in joints])
+        self._kp = self.model.actuator_gainprm[self._actuator_ids, 0].copy()
+        self._bias = self.model.actuator_biasprm[self._actuator_ids, :3].copy()
+        self.root_body_id = self.model.body(robot.root).id
+        self._robot_body_ids = np.arange(self.root_body_id, self.model.nbody)
+        self._gyro_adr = self.model.sensor('imu_gyro').adr[0]
+        self._accel_adr = self.model.sensor('imu_accel').adr[0]
+        self.targets_rad = np.zeros(len(self.joint_names))
+        self._time_origin_s = 0.0
+        self.torque_enabled = True
+        mujoco.mj_forward(self.model, self.data)
+
+    # --- commands -------------------------------------------------------------------------
+    def set_targets(self, positions_rad: Mapping[str, float]) -> None:
+        """Goal positions by joint name, clamped to the URDF limits."""
+        for name, value in positions_rad.items():
+            index = self._joint_index[name]
+            self.targets_rad[index] = min(max(value, self._lower[index]), self._upper[index])
+
+    def set_torque_enabled(self, enabled: bool) -> None:
+        """Torque off makes the servos limp: no stiffness, no damping from the actuators."""
+        scale = 1.0 if enabled else 0.0
+        self.model.actuator_gainprm[self._actuator_ids, 0] = self._kp * scale
+        self.model.actuator_biasprm[self._actuator_ids, :3] = self._bias * scale
+        self.torque_enabled = enabled
+
+    # --- stepping -------------------------------------------------------------------------
+    def begin_control_period(self) -> None:
+        """Move each servo setpoint toward its goal no faster than the servo's speed limit."""
+        max_change = self._max_speed * self.params.control_period_s
+        current = self.data.ctrl[self._actuator_ids]
+        self.data.ctrl[self._actuator_ids] = current + np.clip(self.targets_rad - current,
+                                                               -max_change, max_change)
+
+    def step_physics(self, nstep: int = 1) -> None:
+        if not self.terrain.applies_wrenches:
+            mujoco.mj_step(self.model, self.data, nstep)
+            return
+        for _ in range(nstep):
+            self.data.xfrc_applied[self._robot_body_ids] = self.terrain.wrenches(
+                self.body_state(), self.params.timestep_s)
+            mujoco.mj_step(self.model, self.data)
+
+    def step_control_period(self) -> None:
+        self.begin_control_period()
+        self.step_physics(self.steps_per_control)
+
+    def settle(self) -> None:
+        """Let the robot come to rest on the terrain; sim time restarts at zero afterwards."""
+        for _ in range(steps_per_period(self.params.settle_duration_s, self.params.control_period_s,
+                                        'settle duration') if self.params.settle_duration_s else 0):
+            self.step_control_period()
+        self._time_origin_s = self.data.time
+
+    def run(self, duration_s: float, command: Callable[[float], Mapping[str, float]] | None = None) -> None:
+        """Advance `duration_s`; `command(t) -> {joint: rad}` is sampled once per control period."""
+        for _ in range(steps_per_period(duration_s, self.params.control_period_s, 'duration')):
+            if command is not None:
+                self.set_targets(command(self.time_s))
+            self.step_control_period()
+
+    # --- read-outs ------------------------------------------------------------------------
+    @property
+    def time_s(self) -> float:
+        return self.data.time - self._time_origin_s
+
+    def joint_positions(self) -> np.ndarray:
+        return self.data.qpos[self._qpos_adr].copy()
+
+    def joint_velocities(self) -> np.ndarray:
+        return self.data.qvel[self._dof_adr].copy()
+
+    def joint_efforts(self) -> np.ndarray:
+        return self.data.qfrc_actuator[self._dof_adr].copy()
+
+    def head_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """(position [m], quaternion w, x, y, z) of base_link in the world (= odom) frame."""
+        return self.data.xpos[self.root_body_id].copy(), self.data.xquat[self.root_body_id].copy()
+
+    def head_velocity_local(self) -> tuple[np.ndarray, np.ndarray]:
+        """(linear [m/s], angular [rad/s]) of base_link expressed in base_link."""
+        velocity = np.zeros(6)
+        mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
+                                 self.root_body_id, velocity, 1)
+        return velocity[3:], velocity[:3]
+
+    def center_of_mass(self) -> np.ndarray:
+        return self.data.subtree_com[self.root_body_id].copy()
+
+    def imu(self) -> tuple[np.ndarray, np.ndarray]:
+        """(angular velocity [rad/s], specific force [m/s²]) in the IMU frame."""
+        sensors = self.data.sensordata
+        return (sensors[self._gyro_adr:self._gyro_adr + 3].copy(),
+                sensors[self._accel_adr:self._accel_adr + 3].copy())
+
+    def joint_position(self, name: str) -> float:
+        return float(self.data.qpos[self._qpos_adr[self._joint_index[name]]])
+
+    def body_state(self) -> BodyState:
+        ids = self._robot_body_ids
+        velocities = np.zeros((len(ids), 6))
+        for row, body_id in enumerate(ids):
+            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
+                                     int(body_id), velocities[row], 0)
+        return BodyState(self.data.xipos[ids].copy(), self.data.xmat[ids].reshape(-1, 3, 3).copy(),
+                         velocities[:, 3:], velocities[:, :3])
