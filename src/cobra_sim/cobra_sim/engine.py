@@ -61,8 +61,6 @@ class CobraSim:
         self._qpos_adr = np.array([self.model.jnt_qposadr[i] for i in joint_ids])
         self._dof_adr = np.array([self.model.jnt_dofadr[i] for i in joint_ids])
         self._actuator_ids = np.array([self.model.actuator(name).id for name in self.joint_names])
-        self._lower = np.array([j.limits.lower_rad for j in joints])
-        self._upper = np.array([j.limits.upper_rad for j in joints])
         self._max_speed = np.array([j.limits.velocity_rad_s for j in joints])
         self._kp = self.model.actuator_gainprm[self._actuator_ids, 0].copy()
         self._bias = self.model.actuator_biasprm[self._actuator_ids, :3].copy()
@@ -77,10 +75,9 @@ class CobraSim:
 
     # --- commands -------------------------------------------------------------------------
     def set_targets(self, positions_rad: Mapping[str, float]) -> None:
-        """Goal positions by joint name, clamped to the URDF limits."""
+        """Goal positions by joint name (callers apply the command guard's limits)."""
         for name, value in positions_rad.items():
-            index = self._joint_index[name]
-            self.targets_rad[index] = min(max(value, self._lower[index]), self._upper[index])
+            self.targets_rad[self._joint_index[name]] = value
 
     def set_torque_enabled(self, enabled: bool) -> None:
         """Torque off makes the servos limp: no stiffness, no damping from the actuators."""

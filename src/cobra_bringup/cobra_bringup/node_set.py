@@ -1,0 +1,156 @@
+"""The node set of each bringup mode, defined once for the launch file and the pip-mode runner.
+
+`launch_arguments` lists every argument with its default and description; `parse_arguments`
+turns `name:=value` words into checked values; `node_set` says which nodes run, with which
+parameter files and overrides. No ROS imports: both front ends convert at their edge.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_gaits.presets import CSV_GAIT, available_gaits, load_gait_parameters
+from cobra_gaits.sidewinding import DIRECTIONS, GaitError
+from cobra_gaits.trajectory_csv import read_trajectory_csv
+
+LAUNCH_FILES = ('sidewind.launch.py',)
+TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
+TERRAINS = ('rigid',)
+
+
+class BringupError(ValueError):
+    """A launch argument or file that cannot give a valid bringup; the message says the fix."""
+
+
+@dataclass(frozen=True)
+class LaunchArgument:
+    name: str
+    default: str
+    description: str
+    choices: tuple[str, ...] = ()
+
+
+LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
+    LaunchArgument('use_sim', 'false', 'true: MuJoCo simulation (sim_node); false: real robot '
+                   '(cobra_driver + cobra_odometry)', ('true', 'false')),
+    LaunchArgument('record', 'true', 'record a rosbag2 (MCAP) with cobra_logger', ('true', 'false')),
+    LaunchArgument('gait', 'gait1', 'gait preset from config/gait.yaml (gait1 = 0.4 Hz, '
+                   'gait2 = 0.3 Hz) or csv (replay csv_file)'),
+    LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
+    LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
+    LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true)', TERRAINS),
+    LaunchArgument('duration', '0.0', 'simulation: stop after this many sim seconds; 0 = until Ctrl-C'),
+    LaunchArgument('real_time_factor', '1.0', 'simulation: sim seconds per wall second; '
+                   '0 = as fast as possible'),
+    LaunchArgument('bag_path', '', 'bag directory to create; empty = bags/<launch>_<UTC time>'),
+    LaunchArgument('namespace', '', 'ROS namespace for every node and topic'),
+    LaunchArgument('params_file', '', 'extra ROS parameter file applied after the defaults '
+                   '(sections for any of the nodes)'),
+    LaunchArgument('log_level', 'info', 'ROS log level of every node',
+                   ('debug', 'info', 'warn', 'error', 'fatal')),
+)
+ARGUMENTS_BY_NAME = {argument.name: argument for argument in LAUNCH_ARGUMENTS}
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    package: str
+    executable: str
+    name: str
+    params_files: tuple[Path, ...]
+    parameters: dict[str, object] = field(default_factory=dict)
+    ends_run: bool = False  # exiting with 0 means the run is complete (a finite simulation)
+
+
+def _boolean(name: str, value: str) -> bool:
+    if value.lower() in TRUE_WORDS:
+        return True
+    if value.lower() in FALSE_WORDS:
+        return False
+    raise BringupError(f"{name}:={value} is not a boolean: use {name}:=true or {name}:=false")
+
+
+def _number(name: str, value: str, minimum: float = 0.0) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise BringupError(f'{name}:={value} is not a number') from None
+    if not number >= minimum:
+        raise BringupError(f'{name}:={value} must be at least {minimum:g}')
+    return number
+
+
+def parse_arguments(words: Iterable[str]) -> dict[str, str]:
+    """`name:=value` words -> all arguments with defaults filled in; rejects unknown names."""
+    values = {argument.name: argument.default for argument in LAUNCH_ARGUMENTS}
+    for word in words:
+        name, separator, value = word.partition(':=')
+        if not separator or not name:
+            raise BringupError(f"malformed launch argument '{word}': write name:=value, "
+                               f"e.g. use_sim:=true")
+        if name not in ARGUMENTS_BY_NAME:
+            raise BringupError(f"unknown launch argument '{name}'; known: {', '.join(ARGUMENTS_BY_NAME)}")
+        values[name] = value
+    for name, value in values.items():
+        choices = ARGUMENTS_BY_NAME[name].choices
+        if choices and value.lower() not in choices:
+            raise BringupError(f"{name}:={value} is not one of {', '.join(choices)}")
+    return values
+
+
+def default_bag_path(launch_file: str) -> Path:
+    stem = launch_file.removesuffix('.launch.py')
+    return Path('bags') / f"{stem}_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
+
+
+def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAUNCH_FILES[0]) -> list[NodeSpec]:
+    """The nodes of this bringup, after checking every argument and file they depend on."""
+    use_sim = _boolean('use_sim', arguments['use_sim'])
+    record = _boolean('record', arguments['record'])
+    duration = _number('duration', arguments['duration'])
+    real_time_factor = _number('real_time_factor', arguments['real_time_factor'])
+    extra = (Path(arguments['params_file']),) if arguments['params_file'] else ()
+    for path in extra:
+        if not path.is_file():
+            raise BringupError(f'params_file:={path} does not exist')
+
+    def files(name: str) -> tuple[Path, ...]:
+        path = config_dir / name
+        if not path.is_file():
+            raise BringupError(f'missing parameter file {path}: is cobra_bringup installed?')
+        return (path, *extra)
+
+    gait_parameters = {'gait': arguments['gait'], 'direction': arguments['direction'],
+                       'use_sim_time': use_sim}
+    try:
+        gaits = available_gaits(load_gait_parameters(config_dir / 'gait.yaml'))
+        if arguments['gait'] not in gaits:
+            raise BringupError(f"unknown gait '{arguments['gait']}': choose one of {', '.join(gaits)}")
+        if arguments['gait'] == CSV_GAIT:
+            if not arguments['csv_file']:
+                raise BringupError('gait:=csv needs csv_file:=<trajectory CSV>')
+            csv_path = Path(arguments['csv_file']).resolve()
+            read_trajectory_csv(csv_path, [j.name for j in load_robot_model().gait_joints()])
+            gait_parameters['csv_file'] = str(csv_path)
+    except (GaitError, RobotModelError) as error:
+        raise BringupError(str(error)) from error
+
+    nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters)]
+    if use_sim:
+        nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
+            'terrain': arguments['terrain'], 'duration_s': duration,
+            'real_time_factor': real_time_factor, 'use_sim_time': True}, ends_run=duration > 0))
+    else:
+        nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
+        nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml')))
+    if record:
+        bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
+        if bag_path.exists():
+            raise BringupError(f'bag_path {bag_path} already exists: choose a new bag_path:=...')
+        nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
+                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim}))
+    return nodes
