@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import signal
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -19,7 +18,6 @@ from datetime import datetime, timezone
 from types import FrameType
 from typing import Any
 
-import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
@@ -28,10 +26,10 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
+from rclpy.subscription import Subscription
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
-from cobra_description.ros_entry import declare, describe, STARTUP_ERROR_EXIT_CODE, StartupError
+from cobra_description.ros_entry import declare, describe, run_node, StartupError
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
 
 DEFAULT_TOPICS = [
@@ -115,7 +113,7 @@ class LoggerNode(Node):
         except BagExistsError as error:
             raise StartupError(f'{error} (set bag_path:=<new directory>)') from error
         self._wanted_topics = list(dict.fromkeys(self.resolve_topic_name(t) for t in values['topics']))
-        self._subscriptions_by_topic: dict[str, Any] = {}
+        self._subscriptions_by_topic: dict[str, Subscription] = {}
         self._failed_topics: set[str] = set()
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -204,10 +202,12 @@ class LoggerNode(Node):
             logger.info(f'no message received; no bag written at {self._writer.bag_dir}')
 
 
-def main(args: Sequence[str] | None = None) -> int:
-    # rclpy's own handlers would shut the context down at once and leave nothing to drain with.
-    rclpy.init(args=list(args) if args is not None else sys.argv,
-               signal_handler_options=SignalHandlerOptions.NO)
+def spin_until_stopped(node: LoggerNode) -> None:
+    """Spin until SIGINT/SIGTERM, then drain and close the bag.
+
+    The signal handlers only set a flag, so a stop never interrupts a write half-way, and the
+    context stays up (rclpy's own handlers would shut it down) to take what is still queued.
+    """
     stop_requested = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -215,25 +215,18 @@ def main(args: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    node = None
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
     try:
-        node = LoggerNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
         while not stop_requested.is_set():
             executor.spin_once(timeout_sec=ROTATION_CHECK_PERIOD_S)
         node.drain(executor)
-    except KeyboardInterrupt:
-        pass
-    except StartupError as error:
-        print(f'[ERROR] {error}', file=sys.stderr, flush=True)
-        return STARTUP_ERROR_EXIT_CODE
     finally:
-        if node is not None:
-            node.finish()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+        node.finish()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run_node(LoggerNode, args, spin=spin_until_stopped)
 
 
 if __name__ == '__main__':

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 import rclpy
 import yaml
+from rcl_interfaces.srv import SetParameters
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
@@ -192,3 +194,22 @@ def test_no_message_leaves_no_bag_directory(tmp_path, start_logger):
     assert logger.stop(signal.SIGINT) == 0
     assert 'no message received' in logger.output
     assert not bag_dir.exists()
+
+
+def test_split_limits_can_be_retuned_at_run_time_within_their_ranges(tmp_path, start_logger, test_node):
+    logger = start_logger('-p', f'bag_path:={tmp_path / "bag"}', '-p', 'topics:=[joint_states]')
+    logger.wait_for_output('recording [')
+    client = test_node.create_client(SetParameters, '/logger/set_parameters')
+    assert client.wait_for_service(timeout_sec=SUBSCRIBE_TIMEOUT_S)
+
+    def set_parameter(name: str, value: float) -> bool:
+        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(test_node, future, timeout_sec=SUBSCRIBE_TIMEOUT_S)
+        return future.result().results[0].successful
+
+    assert set_parameter('split_duration_s', 0.5)
+    assert not set_parameter('split_duration_s', 0.0)
+    assert not set_parameter('split_size_mb', -1.0)
+    assert not set_parameter('bag_path', 'elsewhere')
+    assert logger.stop(signal.SIGINT) == 0
