@@ -1,0 +1,233 @@
+"""Logger node: records the configured topics, as received (serialized CDR), into a split MCAP bag.
+
+Each topic is subscribed once its type and publishers are seen in the graph, with a QoS
+compatible with those publishers; messages are taken raw (no deserialization) and stamped with
+the node clock, so with use_sim_time they carry sim time like `ros2 bag record --use-sim-time`.
+SIGINT and SIGTERM stop the spin loop between callbacks (never inside a write), the messages
+already received are drained, the open split is closed and the per-topic counts are logged.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from types import FrameType
+from typing import Any
+
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.subscription import Subscription
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+from cobra_description.ros_entry import declare, describe, run_node, StartupError
+from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
+
+DEFAULT_TOPICS = [
+    'joint_commands', 'joint_states', 'imu/data', 'odom', 'ground_truth/odom', 'diagnostics',
+    'latch/state', 'contact/forces', '/rosout',
+]
+SUBSCRIPTION_DEPTH = 1000  # 2 s of 500 Hz joint_states queued while a split is being closed
+ROTATION_CHECK_PERIOD_S = 0.1
+DRAIN_IDLE_ROUNDS = 3
+DRAIN_POLL_S = 0.02
+DRAIN_TIMEOUT_S = 2.0
+BYTES_PER_MB = 1_000_000
+RETUNABLE = ('split_duration_s', 'split_size_mb')
+
+
+def default_bag_path() -> str:
+    return datetime.now(timezone.utc).strftime('bags/cobra_%Y_%m_%d-%H_%M_%S')
+
+
+def _qos_time(duration: Duration) -> QosTime:
+    sec, nsec = divmod(duration.nanoseconds, 1_000_000_000)
+    return QosTime(sec, nsec)
+
+
+def bag_qos(profile: QoSProfile) -> Qos:
+    """A publisher's QoS as rosbag2 stores it in offered_qos_profiles."""
+    return Qos(
+        QosHistory.__members__.get(profile.history.name, QosHistory.UNKNOWN),
+        profile.depth,
+        QosReliability.__members__.get(profile.reliability.name, QosReliability.UNKNOWN),
+        QosDurability.__members__.get(profile.durability.name, QosDurability.UNKNOWN),
+        _qos_time(profile.deadline),
+        _qos_time(profile.lifespan),
+        QosLiveliness.__members__.get(profile.liveliness.name, QosLiveliness.UNKNOWN),
+        _qos_time(profile.liveliness_lease_duration),
+        profile.avoid_ros_namespace_conventions,
+    )
+
+
+def subscription_qos(publisher_profiles: Sequence[QoSProfile]) -> QoSProfile:
+    """Reliable / transient-local only where every publisher offers it, so all of them match."""
+    reliable = all(p.reliability == ReliabilityPolicy.RELIABLE for p in publisher_profiles)
+    latched = all(p.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in publisher_profiles)
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST,
+        depth=SUBSCRIPTION_DEPTH,
+        reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
+    )
+
+
+def message_class(msgtype: str) -> Any:
+    """The generated Python class of 'pkg/msg/Type' (rclpy needs it even for raw subscriptions)."""
+    package, _, name = msgtype.split('/')
+    return getattr(importlib.import_module(f'{package}.msg'), name)
+
+
+class LoggerNode(Node):
+    def __init__(self) -> None:
+        super().__init__('logger')
+        values = declare(self, {
+            'topics': (DEFAULT_TOPICS, describe(
+                'topics to record; relative names resolve in the node namespace. /clock is not '
+                'recorded unless listed here', read_only=True)),
+            'bag_path': (default_bag_path(), describe(
+                'bag directory to create (must not exist); default bags/cobra_<UTC time>', read_only=True)),
+            'split_duration_s': (5.0, describe(
+                'close the open file after this long [s] (wall clock); bounds the loss on SIGKILL',
+                float_range=(0.1, 3600.0))),
+            'split_size_mb': (64.0, describe(
+                'close the open file once it holds this much message data [MB = 1e6 bytes]',
+                float_range=(0.1, 100_000.0))),
+            'discovery_period_s': (1.0, describe(
+                'how often the graph is searched for configured topics not yet subscribed [s]',
+                read_only=True, float_range=(0.05, 60.0))),
+        })
+        try:
+            self._writer = SplitBagWriter(
+                values['bag_path'], values['split_duration_s'],
+                int(values['split_size_mb'] * BYTES_PER_MB))
+        except BagExistsError as error:
+            raise StartupError(f'{error} (set bag_path:=<new directory>)') from error
+        self._wanted_topics = list(dict.fromkeys(self.resolve_topic_name(t) for t in values['topics']))
+        self._subscriptions_by_topic: dict[str, Subscription] = {}
+        self._failed_topics: set[str] = set()
+        self.add_on_set_parameters_callback(self._validate_parameters)
+        self.add_post_set_parameters_callback(self._apply_parameters)
+        # The bag writer is not thread-safe: every callback touching it is in this one group.
+        self._bag_io_group = MutuallyExclusiveCallbackGroup()
+        steady = Clock(clock_type=ClockType.STEADY_TIME)  # keeps running when sim time is paused
+        self.create_timer(values['discovery_period_s'], self._discover, self._bag_io_group, clock=steady)
+        self.create_timer(ROTATION_CHECK_PERIOD_S, self._writer.rotate_if_due, self._bag_io_group, clock=steady)
+        self.get_logger().info(
+            f"recording {self._wanted_topics} to {values['bag_path']} "
+            f"(splits of {values['split_duration_s']:g} s / {values['split_size_mb']:g} MB)")
+        self._discover()
+
+    @property
+    def recorded_message_count(self) -> int:
+        return sum(self._writer.message_counts.values())
+
+    def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name in RETUNABLE and not parameter.value > 0:
+                return SetParametersResult(successful=False, reason=f'{parameter.name} must be > 0')
+        return SetParametersResult(successful=True)
+
+    def _apply_parameters(self, parameters: list[Parameter]) -> None:
+        for parameter in parameters:
+            if parameter.name == 'split_duration_s':
+                self._writer.split_duration_s = parameter.value
+            elif parameter.name == 'split_size_mb':
+                self._writer.split_size_bytes = int(parameter.value * BYTES_PER_MB)
+
+    def _discover(self) -> None:
+        pending = [t for t in self._wanted_topics
+                   if t not in self._subscriptions_by_topic and t not in self._failed_topics]
+        if not pending:
+            return
+        types_by_topic = dict(self.get_topic_names_and_types())
+        for topic in pending:
+            publishers = self.get_publishers_info_by_topic(topic)
+            if topic not in types_by_topic or not publishers:
+                continue
+            msgtype = types_by_topic[topic][0]
+            if len(types_by_topic[topic]) > 1:
+                self.get_logger().warn(f'{topic} has several types {types_by_topic[topic]}; recording {msgtype}')
+            profiles = [p.qos_profile for p in publishers]
+            try:
+                msg_class = message_class(msgtype)
+                self._writer.add_topic(topic, msgtype, [bag_qos(p) for p in profiles])
+            except (ImportError, AttributeError, ValueError) as error:
+                self._failed_topics.add(topic)
+                self.get_logger().error(
+                    f'not recording {topic}: {error}' if isinstance(error, UnknownMessageTypeError) else
+                    f'not recording {topic}: its Python message package for {msgtype} is not installed ({error})')
+                continue
+            self._subscriptions_by_topic[topic] = self.create_subscription(
+                msg_class, topic, lambda data, topic=topic: self._on_message(topic, data),
+                subscription_qos(profiles), callback_group=self._bag_io_group, raw=True)
+            self.get_logger().info(f'recording {topic} [{msgtype}]')
+
+    def _on_message(self, topic: str, data: bytes) -> None:
+        self._writer.write(topic, self.get_clock().now().nanoseconds, data)
+
+    def drain(self, executor: SingleThreadedExecutor) -> None:
+        """Take what is already queued for our subscriptions, until nothing arrives for a while."""
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        idle_rounds = 0
+        while idle_rounds < DRAIN_IDLE_ROUNDS and time.monotonic() < deadline:
+            before = self.recorded_message_count
+            executor.spin_once(timeout_sec=DRAIN_POLL_S)
+            idle_rounds = idle_rounds + 1 if self.recorded_message_count == before else 0
+
+    def finish(self) -> None:
+        """Close the bag and log what was recorded."""
+        self._writer.close()
+        logger = self.get_logger()
+        for topic in self._wanted_topics:
+            if topic in self._failed_topics:
+                logger.info(f'  {topic}: not recorded (type unavailable)')
+            elif topic not in self._subscriptions_by_topic:
+                logger.info(f'  {topic}: never published')
+            else:
+                logger.info(f'  {topic}: {self._writer.message_counts[topic]} messages')
+        if self._writer.closed_files:
+            logger.info(f'bag {self._writer.bag_dir}: {self.recorded_message_count} messages in '
+                        f'{len(self._writer.closed_files)} files')
+        else:
+            logger.info(f'no message received; no bag written at {self._writer.bag_dir}')
+
+
+def spin_until_stopped(node: LoggerNode) -> None:
+    """Spin until SIGINT/SIGTERM, then drain and close the bag.
+
+    The signal handlers only set a flag, so a stop never interrupts a write half-way, and the
+    context stays up (rclpy's own handlers would shut it down) to take what is still queued.
+    """
+    stop_requested = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop_requested.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        while not stop_requested.is_set():
+            executor.spin_once(timeout_sec=ROTATION_CHECK_PERIOD_S)
+        node.drain(executor)
+    finally:
+        node.finish()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run_node(LoggerNode, args, spin=spin_until_stopped)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

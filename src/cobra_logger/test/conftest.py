@@ -1,0 +1,69 @@
+"""Shared helpers of the cobra_logger tests: serialized JointState messages and bag readers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mcap.reader import make_reader
+from rosbags.rosbag2 import Reader
+from rosbags.typesys import get_typestore, Stores
+
+JOINT_STATE = 'sensor_msgs/msg/JointState'
+_TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+
+
+def joint_state_cdr(seq: int, width: int = 11) -> bytes:
+    """A JointState whose first position is `seq`, with `width` joints (width sets its size)."""
+    types = _TYPESTORE.types
+    message = types[JOINT_STATE](
+        types['std_msgs/msg/Header'](types['builtin_interfaces/msg/Time'](seq, 0), 'base_link'),
+        [f'joint_{i + 1}' for i in range(width)],
+        np.full(width, float(seq)),
+        np.zeros(width),
+        np.zeros(width),
+    )
+    return bytes(_TYPESTORE.serialize_cdr(message, JOINT_STATE))
+
+
+def joint_state_seq(data: bytes | memoryview) -> int:
+    return int(_TYPESTORE.deserialize_cdr(bytes(data), JOINT_STATE).position[0])
+
+
+def read_bag_with_rosbags(bag_dir: Path) -> dict[str, list[bytes]]:
+    """Every message of the bag by topic, read through metadata.yaml by rosbags' Reader."""
+    messages: dict[str, list[bytes]] = {}
+    with Reader(bag_dir) as reader:
+        for connection, _, data in reader.messages():
+            messages.setdefault(connection.topic, []).append(bytes(data))
+    return messages
+
+
+def read_mcap_with_mcap_library(path: Path) -> list[tuple[str, bytes]]:
+    """(topic, data) of every message of one file, via the independent mcap reader (summary-based)."""
+    with path.open('rb') as stream:
+        reader = make_reader(stream)
+        assert reader.get_summary() is not None, f'{path} has no summary'
+        return [(channel.topic, bytes(message.data)) for _, channel, message in reader.iter_messages()]
+
+
+@pytest.fixture(scope='session')
+def make_joint_state() -> Callable[..., bytes]:
+    return joint_state_cdr
+
+
+@pytest.fixture(scope='session')
+def decode_seq() -> Callable[[bytes | memoryview], int]:
+    return joint_state_seq
+
+
+@pytest.fixture(scope='session')
+def rosbags_messages() -> Callable[[Path], dict[str, list[bytes]]]:
+    return read_bag_with_rosbags
+
+
+@pytest.fixture(scope='session')
+def mcap_messages() -> Callable[[Path], list[tuple[str, bytes]]]:
+    return read_mcap_with_mcap_library

@@ -1,0 +1,215 @@
+"""The logger node as a process: complete bags on SIGINT/SIGTERM, bounded loss on a real SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import rclpy
+import yaml
+from rcl_interfaces.srv import SetParameters
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+
+SUBSCRIBE_TIMEOUT_S = 30.0
+EXIT_TIMEOUT_S = 30.0
+
+
+class LoggerProcess:
+    """`python -m cobra_logger.logger_node` in its own session, with its output collected."""
+
+    def __init__(self, env: dict[str, str], *ros_args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, '-m', 'cobra_logger.logger_node', '--ros-args',
+             '-p', 'discovery_period_s:=0.2', *ros_args],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self._lines: list[str] = []
+        self._reader = threading.Thread(target=self._collect, daemon=True)
+        self._reader.start()
+
+    def _collect(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return ''.join(self._lines)
+
+    def wait_for_output(self, text: str, timeout_s: float = SUBSCRIBE_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout_s
+        while text not in self.output:
+            assert self.process.poll() is None, f'logger exited early:\n{self.output}'
+            assert time.monotonic() < deadline, f'logger never printed {text!r}:\n{self.output}'
+            time.sleep(0.05)
+
+    def wait_exit(self) -> int:
+        returncode = self.process.wait(timeout=EXIT_TIMEOUT_S)
+        self._reader.join(timeout=5.0)
+        return returncode
+
+    def stop(self, signum: int) -> int:
+        os.killpg(self.process.pid, signum)
+        return self.wait_exit()
+
+
+@pytest.fixture
+def start_logger(ros_env: dict[str, str]) -> Iterator:
+    started: list[LoggerProcess] = []
+
+    def start(*ros_args: str) -> LoggerProcess:
+        started.append(LoggerProcess(ros_env, *ros_args))
+        return started[-1]
+
+    yield start
+    for logger in started:
+        if logger.process.poll() is None:
+            os.killpg(logger.process.pid, signal.SIGKILL)
+            logger.process.wait()
+
+
+@pytest.fixture
+def test_node(ros_env: dict[str, str]) -> Iterator[Node]:
+    rclpy.init()
+    node = rclpy.create_node('logger_test_publisher')
+    try:
+        yield node
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+
+
+def publish_joint_states(node: Node, topic: str, count: int, rate_hz: float, width: int = 11) -> list[float]:
+    """Publish JointStates carrying their sequence number once the logger subscribed; send times."""
+    publisher = node.create_publisher(JointState, topic, QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while publisher.get_subscription_count() == 0:
+        assert time.monotonic() < deadline, f'the logger never subscribed to {topic}'
+        time.sleep(0.05)
+    names = [f'joint_{i + 1}' for i in range(width)]
+    sent_at: list[float] = []
+    next_send = time.monotonic()
+    for seq in range(count):
+        message = JointState(name=names, position=[float(seq)] + [0.0] * (width - 1))
+        publisher.publish(message)
+        sent_at.append(time.monotonic())
+        next_send += 1.0 / rate_hz
+        time.sleep(max(0.0, next_send - time.monotonic()))
+    return sent_at
+
+
+def load_metadata(bag_dir: Path) -> dict:
+    return yaml.safe_load((bag_dir / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+
+
+def test_sigint_gives_a_complete_bag_with_every_published_message(
+        tmp_path, start_logger, test_node, decode_seq, rosbags_messages):
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'split_duration_s:=1.0')
+    logger.wait_for_output('recording [')
+    publish_joint_states(test_node, '/joint_states', count=600, rate_hz=300.0)
+
+    assert logger.stop(signal.SIGINT) == 0, logger.output
+
+    recorded = [decode_seq(d) for d in rosbags_messages(bag_dir)['/joint_states']]
+    assert recorded == list(range(600))
+    assert '/joint_states: 600 messages' in logger.output
+    assert f'bag {bag_dir}' in logger.output
+    meta = load_metadata(bag_dir)
+    assert len(meta['relative_file_paths']) >= 2
+    topic = next(t for t in meta['topics_with_message_count'] if t['topic_metadata']['name'] == '/joint_states')
+    assert topic['message_count'] == 600
+    assert topic['topic_metadata']['offered_qos_profiles'][0]['reliability'] == 'reliable'
+    assert not list(bag_dir.glob('.*'))
+
+
+def test_sigterm_likewise_and_relative_topics_resolve_in_the_namespace(
+        tmp_path, start_logger, test_node, decode_seq, rosbags_messages):
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-r', '__ns:=/cobra', '-p', f'bag_path:={bag_dir}', '-p', 'topics:=[joint_states]')
+    logger.wait_for_output("recording ['/cobra/joint_states']")
+    publish_joint_states(test_node, '/cobra/joint_states', count=400, rate_hz=400.0)
+
+    assert logger.stop(signal.SIGTERM) == 0, logger.output
+
+    assert [decode_seq(d) for d in rosbags_messages(bag_dir)['/cobra/joint_states']] == list(range(400))
+    assert '/cobra/joint_states: 400 messages' in logger.output
+
+
+def test_sigkill_keeps_closed_splits_and_recovery_bounds_the_loss(
+        tmp_path, start_logger, test_node, ros_env, decode_seq, rosbags_messages, mcap_messages):
+    split_duration_s = 2.0
+    slack_s = 2.0  # rotation check period, file close and a loaded test machine's lag
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', f'split_duration_s:={split_duration_s}',
+                          '-p', 'topics:=[joint_states]')
+    logger.wait_for_output('recording [')
+    # 20 kB messages at 200 Hz: a 1 MiB chunk completes about every 0.26 s
+    sent_at = publish_joint_states(test_node, '/joint_states', count=600, rate_hz=200.0, width=800)
+    killed_at = time.monotonic()
+    assert logger.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    closed = sorted(bag_dir.glob('*.mcap'))
+    assert closed, 'no split was closed before the kill'
+    assert load_metadata(bag_dir)['relative_file_paths'] == [p.name for p in closed]
+    assert sum(len(mcap_messages(path)) for path in closed) == sum(map(len, rosbags_messages(bag_dir).values()))
+
+    result = subprocess.run([sys.executable, '-m', 'cobra_logger.recover', str(bag_dir)],
+                            env=ros_env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    salvaged = int(re.search(r'salvaged (\d+) messages', result.stdout).group(1))
+    assert salvaged > 0, result.stdout
+
+    recorded = [decode_seq(d) for d in rosbags_messages(bag_dir)['/joint_states']]
+    assert recorded == list(range(len(recorded)))
+    lost_sent_at = sent_at[len(recorded):]
+    assert all(t >= killed_at - split_duration_s - slack_s for t in lost_sent_at), (
+        f'lost {len(lost_sent_at)} messages, the oldest sent {killed_at - lost_sent_at[0]:.2f} s before the kill')
+
+
+def test_refuses_an_existing_bag_path(tmp_path, start_logger):
+    bag_dir = tmp_path / 'old_bag'
+    bag_dir.mkdir()
+    (bag_dir / 'keep.txt').write_text('old run')
+    logger = start_logger('-p', f'bag_path:={bag_dir}')
+    assert logger.wait_exit() == 2
+    assert 'exists already' in logger.output and 'bag_path:=' in logger.output
+    assert [p.name for p in bag_dir.iterdir()] == ['keep.txt']
+
+
+def test_no_message_leaves_no_bag_directory(tmp_path, start_logger):
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'topics:=[joint_states]')
+    logger.wait_for_output('recording [')
+    assert logger.stop(signal.SIGINT) == 0
+    assert 'no message received' in logger.output
+    assert not bag_dir.exists()
+
+
+def test_split_limits_can_be_retuned_at_run_time_within_their_ranges(tmp_path, start_logger, test_node):
+    logger = start_logger('-p', f'bag_path:={tmp_path / "bag"}', '-p', 'topics:=[joint_states]')
+    logger.wait_for_output('recording [')
+    client = test_node.create_client(SetParameters, '/logger/set_parameters')
+    assert client.wait_for_service(timeout_sec=SUBSCRIBE_TIMEOUT_S)
+
+    def set_parameter(name: str, value: float) -> bool:
+        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(test_node, future, timeout_sec=SUBSCRIBE_TIMEOUT_S)
+        return future.result().results[0].successful
+
+    assert set_parameter('split_duration_s', 0.5)
+    assert not set_parameter('split_duration_s', 0.0)
+    assert not set_parameter('split_size_mb', -1.0)
+    assert not set_parameter('bag_path', 'elsewhere')
+    assert logger.stop(signal.SIGINT) == 0
