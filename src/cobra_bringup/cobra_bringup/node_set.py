@@ -20,6 +20,7 @@ from cobra_gaits.trajectory_csv import read_trajectory_csv
 LAUNCH_FILES = ('sidewind.launch.py',)
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
 TERRAINS = ('rigid',)
+RECORDER_WAIT_S = 15.0  # the simulation holds t = 0 until the logger subscribed, at most this long
 
 
 class BringupError(ValueError):
@@ -143,7 +144,8 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
     if use_sim:
         nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
             'terrain': arguments['terrain'], 'duration_s': duration,
-            'real_time_factor': real_time_factor, 'use_sim_time': True}, ends_run=duration > 0))
+            'real_time_factor': real_time_factor, 'use_sim_time': True,
+            'wait_for_subscribers_s': RECORDER_WAIT_S if record else 0.0}, ends_run=duration > 0))
     else:
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml')))

@@ -74,6 +74,10 @@ class SimNode(Node):
             'odom_noise_m': (0.0, describe('position noise std on odom (mimics VIO) [m]',
                                            float_range=(0.0, 1.0))),
             'seed': (0, describe('random seed of the noise generator', read_only=True)),
+            'wait_for_subscribers_s': (0.0, describe(
+                'hold sim time at 0 until joint_states, imu/data, odom and ground_truth/odom each '
+                'have a subscriber (a recorder), at most this long [s]; 0 = start at once',
+                read_only=True, float_range=(0.0, 600.0))),
         })
         self.params = p
         try:
@@ -119,6 +123,8 @@ class SimNode(Node):
         self._sim_origin_s = 0.0
         self._rtf_window = (time.perf_counter(), 0.0)
         self._measured_rtf = 0.0
+        self._waiting_until: float | None = (time.perf_counter() + p['wait_for_subscribers_s']
+                                             if p['wait_for_subscribers_s'] > 0.0 else None)
         self.create_timer(WALL_TICK_S, self._tick, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     # --- parameters and inputs --------------------------------------------------------------
@@ -162,8 +168,20 @@ class SimNode(Node):
         return response
 
     # --- stepping and publishing ----------------------------------------------------------------
+    def _subscribers_ready(self) -> bool:
+        publishers = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub)
+        if all(publisher.get_subscription_count() > 0 for publisher in publishers):
+            self.get_logger().info('subscribers present: starting')
+        elif time.perf_counter() < self._waiting_until:
+            return False
+        else:
+            self.get_logger().warning('gave up waiting for subscribers: starting without them')
+        self._waiting_until = None
+        self._wall_origin = time.perf_counter()
+        return True
+
     def _tick(self) -> None:
-        if self.finished:
+        if self.finished or (self._waiting_until is not None and not self._subscribers_ready()):
             return
         rtf = self.params['real_time_factor']
         duration = self.params['duration_s']
