@@ -124,9 +124,9 @@ class RobotModel:
             children.setdefault(joint.parent, []).append(joint)
 
         def visit(link_name: str) -> None:
-            # the main chain (a child with children of its own) is visited after leaf joints
+            # the main chain (a child with children of its own) first, then leaf joints
             for joint in sorted(children.get(link_name, []),
-                                key=lambda j: (bool(children.get(j.child)), j.name)):
+                                key=lambda j: (not children.get(j.child), j.name)):
                 ordered.append(joint)
                 visit(joint.child)
 

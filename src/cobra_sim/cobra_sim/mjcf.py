@@ -76,7 +76,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
                          f'fullinertia="{_fmt((inertia[0, 0], inertia[1, 1], inertia[2, 2], inertia[0, 1], inertia[0, 2], inertia[1, 2]))}"/>')
             for index, shape in enumerate(link.collisions):
                 lines.append(_geom_xml(link_name, index, shape,
-                                       terrain.robot_geom_attributes(link.inertial.mass_kg), offset))
+                                       terrain.robot_geom_attributes(link.inertial.mass_kg, timestep_s), offset))
         lines.append(f'<site name="{link_name}" {_pose_attrs(offset)} size="0.005"/>')
         for joint in children.get(link_name, []):
             joint_frame = offset @ joint.origin.matrix()

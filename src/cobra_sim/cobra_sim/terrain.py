@@ -23,6 +23,9 @@ class BodyState:
     angular_velocity_rad_s: np.ndarray  # [n_bodies, 3]
 
 
+MAX_EXPLICIT_DAMPING_STEPS = 0.5  # B · dt bound for a stable explicit contact damper
+
+
 class TerrainModel:
     name = 'base'
     applies_wrenches = False  # True: `wrenches` is called every physics step
@@ -31,7 +34,7 @@ class TerrainModel:
         """MJCF elements added to <worldbody>."""
         return ''
 
-    def robot_geom_attributes(self, link_mass_kg: float) -> dict[str, str]:
+    def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
         """MJCF attributes of a robot collision geom belonging to a link of this mass."""
         return {}
 
@@ -57,6 +60,8 @@ class RigidGround(TerrainModel):
 
     MuJoCo's direct-form solref (-K, -B) is an acceleration per metre / per m/s, so the paper's
     k and b are divided by the link mass; solimp's width is the paper's smoothing width w.
+    MuJoCo integrates contact damping explicitly, so B is capped at 0.5 / timestep: at 1 ms the
+    paper's b = 1e3 N·s/m on a 0.46 kg module (B·dt = 2.2) would make the contact chatter.
     MuJoCo has one Coulomb coefficient per contact: the static value is used, because the
     contacts that carry sidewinding are the ones that stick; mu_d and the critical slip speed
     are kept for the compliant models, which implement the Stribeck-like transition.
@@ -73,10 +78,11 @@ class RigidGround(TerrainModel):
                 f'friction="{p.friction_static} 0.005 0.0001" condim="3" '
                 f'solimp="0.9 0.95 {p.smoothing_width_m}" rgba="0.6 0.55 0.45 1"/>')
 
-    def robot_geom_attributes(self, link_mass_kg: float) -> dict[str, str]:
+    def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
         p = self.params
+        damping_per_kg = min(p.damping_n_s_m / link_mass_kg, MAX_EXPLICIT_DAMPING_STEPS / timestep_s)
         return {
-            'solref': f'{-p.stiffness_n_m / link_mass_kg:.6g} {-p.damping_n_s_m / link_mass_kg:.6g}',
+            'solref': f'{-p.stiffness_n_m / link_mass_kg:.6g} {-damping_per_kg:.6g}',
             'solimp': f'0.9 0.95 {p.smoothing_width_m}',
             'friction': f'{p.friction_static} 0.005 0.0001',
             'priority': '1',

@@ -1,0 +1,99 @@
+"""JointCommandGuard: the joint_commands safety rules (reject, clamp, staleness)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from cobra_description.command_guard import JointCommandGuard
+from cobra_description.robot_model import Joint, JointLimits, Pose
+
+
+def _joint(name: str, lower: float = -1.0, upper: float = 1.0) -> Joint:
+    return Joint(name, 'revolute', 'p', name + '_link', Pose(), (0.0, 0.0, 1.0),
+                 JointLimits(lower, upper, 10.0, 5.0))
+
+
+@pytest.fixture
+def guard() -> JointCommandGuard:
+    return JointCommandGuard([_joint('a'), _joint('b', -0.5, 2.0)], timeout_s=0.2)
+
+
+def test_accepts_positions_within_limits_unchanged(guard):
+    verdict = guard.check(['a', 'b'], [0.25, -0.5], now_s=1.0)
+    assert verdict.positions_rad == {'a': 0.25, 'b': -0.5}
+    assert verdict.cause is None
+    assert guard.clamped == 0
+    assert not guard.rejections
+
+
+def test_accepts_a_subset_of_joints(guard):
+    assert guard.check(['b'], [1.5], now_s=0.0).positions_rad == {'b': 1.5}
+
+
+def test_clamps_to_limits_and_counts_each_clamped_joint(guard):
+    verdict = guard.check(['a', 'b'], [3.0, -1.0], now_s=0.0)
+    assert verdict.positions_rad == {'a': 1.0, 'b': -0.5}
+    assert guard.clamped == 2
+    guard.check(['a'], [-7.0], now_s=0.1)
+    assert guard.clamped == 3
+
+
+@pytest.mark.parametrize('names, positions, cause', [
+    (['a', 'x'], [0.0, 0.0], 'unknown_joint'),
+    (['a'], [math.nan], 'non_finite'),
+    (['a', 'b'], [0.0, math.inf], 'non_finite'),
+    (['b'], [-math.inf], 'non_finite'),
+    (['a', 'b'], [0.0], 'length_mismatch'),
+    (['a'], [0.0, 1.0], 'length_mismatch'),
+])
+def test_rejects_whole_message_with_cause(guard, names, positions, cause):
+    verdict = guard.check(names, positions, now_s=0.0)
+    assert verdict.positions_rad is None
+    assert verdict.cause == cause
+    assert verdict.detail
+    assert guard.rejections == {cause: 1}
+    assert guard.clamped == 0
+
+
+def test_rejection_detail_names_the_offending_joint(guard):
+    assert "'x'" in guard.check(['a', 'x'], [0.0, 0.0], now_s=0.0).detail
+    assert "'b'" in guard.check(['a', 'b'], [0.0, math.nan], now_s=0.0).detail
+    assert '2 names but 1 positions' in guard.check(['a', 'b'], [0.0], now_s=0.0).detail
+
+
+def test_rejections_are_counted_per_cause(guard):
+    guard.check(['x'], [0.0], now_s=0.0)
+    guard.check(['x'], [0.0], now_s=0.0)
+    guard.check(['a'], [math.nan], now_s=0.0)
+    assert guard.rejections == {'unknown_joint': 2, 'non_finite': 1}
+
+
+def test_stale_before_the_first_command(guard):
+    assert guard.is_stale(0.0)
+    assert guard.is_stale(100.0)
+
+
+def test_rejected_command_does_not_mark_fresh(guard):
+    guard.check(['a'], [math.nan], now_s=1.0)
+    guard.check(['x'], [0.0], now_s=1.0)
+    assert guard.is_stale(1.0)
+
+
+def test_fresh_within_timeout_stale_after(guard):
+    guard.check(['a'], [0.0], now_s=1.0)
+    assert not guard.is_stale(1.0)
+    assert not guard.is_stale(1.2)
+    assert guard.is_stale(1.21)
+
+
+def test_rejection_after_accept_does_not_extend_freshness(guard):
+    guard.check(['a'], [0.0], now_s=1.0)
+    guard.check(['a'], [math.inf], now_s=1.15)
+    assert guard.is_stale(1.25)
+
+
+def test_clamped_command_marks_fresh(guard):
+    guard.check(['a'], [9.0], now_s=2.0)
+    assert not guard.is_stale(2.1)

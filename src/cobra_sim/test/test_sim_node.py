@@ -1,0 +1,122 @@
+"""The sim node as a process: contract topics, rates and the command safety rules."""
+
+from __future__ import annotations
+
+import math
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from nav_msgs.msg import Odometry
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+
+URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
+RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+# deep enough that this single-threaded test process never drops a sample it was sent
+SENSOR = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+@pytest.fixture
+def sim_process(ros_env):
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
+         '-p', 'real_time_factor:=1.0', '-p', 'settle_duration_s:=0.5', '-p', 'odom_noise_m:=0.01'],
+        env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    yield process
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=15)
+
+
+@pytest.fixture
+def node(ros_env):
+    rclpy.init()
+    node = rclpy.create_node('sim_node_test')
+    yield node
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def stamp_s(message) -> float:
+    return message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+
+
+def spin_until(node, condition, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and not condition():
+        rclpy.spin_once(node, timeout_sec=0.05)
+
+
+def test_publishes_the_contract_topics_at_their_rates(sim_process, node):
+    received: dict[str, list] = {'joint_states': [], 'imu/data': [], 'odom': [], 'ground_truth/odom': [],
+                                 'clock': [], 'diagnostics': []}
+    for topic, kind, qos in (('joint_states', JointState, SENSOR),
+                             ('imu/data', Imu, SENSOR), ('odom', Odometry, RELIABLE),
+                             ('ground_truth/odom', Odometry, RELIABLE), ('clock', Clock, RELIABLE),
+                             ('diagnostics', DiagnosticArray, RELIABLE)):
+        node.create_subscription(kind, topic, received[topic].append, qos)
+    spin_until(node, lambda: len(received['diagnostics']) >= 2, 30.0)
+
+    joint_times = sorted(stamp_s(m) for m in received['joint_states'])
+    window = [t for t in joint_times if joint_times[0] + 0.1 <= t < joint_times[0] + 1.1]
+    assert len(window) >= 490  # 500 Hz of sim time; best-effort may drop a rare sample
+    first = received['joint_states'][0]
+    assert first.name[:11] == [f'joint_{i}' for i in range(1, 12)]
+    assert len(first.position) == len(first.velocity) == len(first.effort) == len(first.name)
+
+    imu_times = sorted(stamp_s(m) for m in received['imu/data'])
+    assert 240 <= sum(imu_times[0] + 0.1 <= t < imu_times[0] + 1.1 for t in imu_times) <= 251
+    imu = received['imu/data'][-1]
+    assert imu.header.frame_id == 'camera_imu_optical_frame'
+    assert imu.angular_velocity_covariance[0] > 0.0 and imu.orientation_covariance[0] == -1.0
+
+    truth, estimate = received['ground_truth/odom'][-1], received['odom'][-1]
+    assert (truth.header.frame_id, truth.child_frame_id) == ('odom', 'base_link')
+    assert truth.pose.pose.position.z == pytest.approx(0.045, abs=0.01)
+    assert estimate.pose.covariance[0] == pytest.approx(0.01 ** 2)
+
+    clock_times = [m.clock.sec + m.clock.nanosec * 1e-9 for m in received['clock']]
+    assert all(b > a for a, b in zip(clock_times, clock_times[1:]))
+    assert min(b - a for a, b in zip(clock_times, clock_times[1:])) == pytest.approx(0.001, abs=1e-6)
+
+    values = {v.key: v.value for v in received['diagnostics'][-1].status[0].values}
+    assert float(values['real_time_factor']) > 0.5
+
+
+def test_ignores_unknown_names_and_non_finite_values_and_clamps(sim_process, node):
+    states: list[JointState] = []
+    diagnostics: list[DiagnosticArray] = []
+    node.create_subscription(JointState, 'joint_states', states.append, SENSOR)
+    node.create_subscription(DiagnosticArray, 'diagnostics', diagnostics.append, RELIABLE)
+    commands = node.create_publisher(JointState, 'joint_commands', RELIABLE)
+    spin_until(node, lambda: commands.get_subscription_count() > 0 and states, 20.0)
+
+    def send(names, positions, seconds: float) -> float:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            commands.publish(JointState(name=names, position=positions))
+            rclpy.spin_once(node, timeout_sec=0.01)
+        return states[-1].position[states[-1].name.index('joint_2')]
+
+    assert abs(send(['joint_2', 'tail_fin'], [1.0, 0.0], 1.0)) < 0.05
+    assert abs(send(['joint_2'], [math.nan], 1.0)) < 0.05
+    assert abs(send(['joint_2'], [math.inf], 0.5)) < 0.05
+    diagnostics.clear()
+    spin_until(node, lambda: diagnostics, 5.0)
+    values = {v.key: v.value for v in diagnostics[-1].status[0].values}
+    assert int(values['commands_rejected_unknown_joint']) > 0
+    assert int(values['commands_rejected_non_finite']) > 0
+
+    reached = send(['joint_2'], [5.0], 2.0)  # beyond the URDF limit of 1.5708 rad
+    assert reached == pytest.approx(1.5708, abs=0.08)
+    assert send(['joint_2'], [0.3], 1.0) == pytest.approx(0.3, abs=0.05)
+    before = states[-1].position[states[-1].name.index('joint_2')]
+    spin_until(node, lambda: False, 1.0)  # no commands: stale -> hold the last position
+    held = states[-1].position[states[-1].name.index('joint_2')]
+    assert held == pytest.approx(before, abs=0.02)
