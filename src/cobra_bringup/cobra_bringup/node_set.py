@@ -98,8 +98,10 @@ def parse_arguments(words: Iterable[str]) -> dict[str, str]:
         values[name] = value
     for name, value in values.items():
         choices = ARGUMENTS_BY_NAME[name].choices
-        if choices and value.lower() not in choices:
-            raise BringupError(f"{name}:={value} is not one of {', '.join(choices)}")
+        if choices:
+            if value.lower() not in choices:
+                raise BringupError(f"{name}:={value} is not one of {', '.join(choices)}")
+            values[name] = value.lower()
     return values
 
 

@@ -238,6 +238,17 @@ def parse_urdf(text: str, source: Path | None = None) -> RobotModel:
         raise RobotModelError(f'URDF {source or ""} is not valid XML: {error}') from error
     if robot.tag != 'robot':
         raise RobotModelError(f"URDF {source or ''} has root <{robot.tag}>, expected <robot>")
+    try:
+        return _parse_robot(robot, source)
+    except (AttributeError, TypeError, ValueError) as error:
+        if isinstance(error, RobotModelError):
+            raise
+        raise RobotModelError(f'URDF {source or ""} lacks a required element or attribute, or has a '
+                              f'malformed number ({error}): check every <link>, <joint>, <inertial> '
+                              f'and <geometry> against the URDF specification') from error
+
+
+def _parse_robot(robot: ET.Element, source: Path | None) -> RobotModel:
     links: dict[str, Link] = {}
     for element in robot.findall('link'):
         inertial = None

@@ -22,9 +22,10 @@ def load_gait_parameters(params_file: str | Path) -> dict:
         document = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as error:
         raise GaitError(f'{path}: not valid YAML: {error}') from error
-    for key, section in document.items():
-        if key.strip('/').split('/')[-1] == GAIT_NODE_NAME:
-            return dict(section.get('ros__parameters', {}))
+    sections = document.items() if isinstance(document, dict) else ()
+    for key, section in sections:
+        if str(key).strip('/').split('/')[-1] == GAIT_NODE_NAME and isinstance(section, dict):
+            return dict(section.get('ros__parameters') or {})
     raise GaitError(f'{path}: no "{GAIT_NODE_NAME}:" section with ros__parameters')
 
 
