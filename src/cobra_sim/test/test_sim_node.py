@@ -120,3 +120,17 @@ def test_ignores_unknown_names_and_non_finite_values_and_clamps(sim_process, nod
     spin_until(node, lambda: False, 1.0)  # no commands: stale -> hold the last position
     held = states[-1].position[states[-1].name.index('joint_2')]
     assert held == pytest.approx(before, abs=0.02)
+
+
+@pytest.mark.parametrize('parameters, message', [
+    (['urdf_path:=/nonexistent/cobra.urdf'], 'URDF not found: /nonexistent/cobra.urdf'),
+    ([f'urdf_path:={URDF}', 'terrain:=swamp'], "unknown terrain 'swamp'"),
+    ([f'urdf_path:={URDF}', 'control_period_s:=0.0025'], 'whole multiple of the physics step'),
+])
+def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
+    words = [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args']
+    for parameter in parameters:
+        words += ['-p', parameter]
+    result = subprocess.run(words, env=ros_env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert message in result.stderr

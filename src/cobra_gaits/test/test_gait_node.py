@@ -1,0 +1,122 @@
+"""The gait node as a process: services, smooth retuning through parameters, startup errors."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import rclpy
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
+PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+
+
+def gait_command(*parameters: str) -> list[str]:
+    words = [sys.executable, '-m', 'cobra_gaits.gait_node', '--ros-args', '--params-file', str(PARAMS),
+             '-p', f'urdf_path:={URDF}']
+    for parameter in parameters:
+        words += ['-p', parameter]
+    return words
+
+
+@pytest.fixture
+def node(ros_env):
+    rclpy.init()
+    node = rclpy.create_node('gait_node_test')
+    yield node
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def call(node, client, request, timeout_s: float = 10.0):
+    assert client.wait_for_service(timeout_sec=timeout_s)
+    future = client.call_async(request)
+    rclpy.spin_until_future_complete(node, future, timeout_sec=timeout_s)
+    return future.result()
+
+
+def collect(node, messages: list, seconds: float) -> np.ndarray:
+    messages.clear()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        rclpy.spin_once(node, timeout_sec=0.01)
+    return np.array([m.position for m in messages])
+
+
+def last_seconds(messages: list[JointState], seconds: float) -> np.ndarray:
+    times = np.array([m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in messages])
+    return np.array([m.position for m in messages])[times > times[-1] - seconds]
+
+
+def peak_speed(messages: list[JointState]) -> float:
+    """Largest commanded joint speed [rad/s] between consecutive messages: a step shows as a spike."""
+    times = np.array([m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in messages])
+    positions = np.array([m.position for m in messages])
+    return float(np.max(np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None]))
+
+
+def test_start_retune_and_stop_without_steps(ros_env, node):
+    process = subprocess.Popen(gait_command('autostart:=false', 'ramp_duration_s:=0.5'), env=ros_env)
+    try:
+        messages: list[JointState] = []
+        node.create_subscription(JointState, 'joint_commands', messages.append,
+                                 QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+        deadline = time.monotonic() + 20.0
+        while not messages and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+        idle = collect(node, messages, 1.0)
+        assert len(idle) > 50 and np.all(idle == 0.0)  # waiting: straight pose
+        assert messages[-1].name == [f'joint_{i}' for i in range(1, 12)]
+
+        started = call(node, node.create_client(Trigger, 'gait/start'), Trigger.Request())
+        assert started.success
+        collect(node, messages, 3.5)
+        cycle = last_seconds(messages, 2.5)  # one 0.4 Hz cycle after the ramp
+        assert np.max(np.abs(cycle[:, 1])) == pytest.approx(0.70, abs=0.05)  # gait1 yaw amplitude
+        assert np.max(np.abs(cycle[:, 0])) == pytest.approx(0.35, abs=0.05)
+
+        set_parameters = node.create_client(SetParameters, 'gait_node/set_parameters')
+        request = SetParameters.Request(parameters=[
+            Parameter('frequency_hz', value=1.0).to_parameter_msg(),
+            Parameter('direction', value='right').to_parameter_msg()])
+        results = call(node, set_parameters, request).results
+        assert all(result.successful for result in results)
+        collect(node, messages, 3.5)
+        # a 1 Hz wave of amplitude 0.7 rad moves at most 2 pi * 0.7 = 4.4 rad/s, plus the slew
+        assert peak_speed(messages) < 6.0
+        assert np.max(np.abs(last_seconds(messages, 1.0)[:, 1])) == pytest.approx(0.70, abs=0.05)
+
+        rejected = call(node, set_parameters, SetParameters.Request(parameters=[
+            Parameter('direction', value='up').to_parameter_msg()])).results[0]
+        assert not rejected.successful and 'direction' in rejected.reason
+
+        assert call(node, node.create_client(Trigger, 'gait/stop'), Trigger.Request()).success
+        collect(node, messages, 1.5)
+        assert peak_speed(messages) < 6.0
+        assert np.all(np.abs(last_seconds(messages, 0.2)) < 1e-9)
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+
+
+@pytest.mark.parametrize('parameters, message', [
+    (['gait:=gait7'], "unknown gait 'gait7'"),
+    (['gait:=csv'], 'gait:=csv needs csv_file'),
+    (['urdf_path:=/nonexistent/cobra.urdf'], 'URDF not found: /nonexistent/cobra.urdf'),
+])
+def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
+    result = subprocess.run(gait_command(*parameters), env=ros_env, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert message in result.stderr
