@@ -37,9 +37,10 @@ MAX_STEPS_PER_TICK = 50  # keeps subscriptions and services served while running
 WARNING_PERIOD_S = 5.0
 
 
-def stamp(t_s: float) -> TimeMsg:
-    nanoseconds = int(round(t_s * 1e9))
-    return TimeMsg(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+def set_stamp(message: TimeMsg, t_s: float) -> TimeMsg:
+    """Write t into an existing Time message: the hot loop reuses its messages."""
+    message.sec, message.nanosec = divmod(int(round(t_s * 1e9)), 1_000_000_000)
+    return message
 
 
 class SimNode(Node):
@@ -117,6 +118,15 @@ class SimNode(Node):
             f"step {p['timestep_s'] * 1e3:g} ms, settled {p['settle_duration_s']:g} s in "
             f"{time.perf_counter() - wall_started:.2f} s wall")
         self._joint_template = JointState(name=list(self.sim.joint_names))
+        self._clock_message = ClockMsg()
+        self._imu_message = Imu()
+        self._imu_message.header.frame_id = self.sim.params.imu_frame
+        self._imu_message.orientation_covariance[0] = -1.0  # no orientation estimate, as on the D435i
+        self._truth_message = Odometry()
+        self._odom_message = Odometry()
+        for odometry in (self._truth_message, self._odom_message):
+            odometry.header.frame_id = 'odom'
+            odometry.child_frame_id = robot.root
         self._control_periods = 0
         self.finished = False
         self._wall_origin = time.perf_counter()
@@ -199,11 +209,13 @@ class SimNode(Node):
     def _control_period(self) -> None:
         sim = self.sim
         sim.begin_control_period()
+        clock = self._clock_message
         for _ in range(sim.steps_per_control):
             sim.step_physics()
-            self._clock_pub.publish(ClockMsg(clock=stamp(sim.time_s)))
+            set_stamp(clock.clock, sim.time_s)
+            self._clock_pub.publish(clock)
         self._control_periods += 1
-        now = stamp(sim.time_s)
+        now = clock.clock
         joints = self._joint_template
         joints.header.stamp = now
         joints.position = sim.joint_positions().tolist()
@@ -225,10 +237,8 @@ class SimNode(Node):
         gyro_noise, accel_noise = self.params['imu_gyro_noise_rad_s'], self.params['imu_accel_noise_m_s2']
         gyro = gyro + self.sim.rng.normal(0.0, gyro_noise, 3) if gyro_noise else gyro
         accel = accel + self.sim.rng.normal(0.0, accel_noise, 3) if accel_noise else accel
-        message = Imu()
+        message = self._imu_message
         message.header.stamp = now
-        message.header.frame_id = self.sim.params.imu_frame
-        message.orientation_covariance[0] = -1.0  # no orientation estimate, as on the D435i
         message.angular_velocity.x, message.angular_velocity.y, message.angular_velocity.z = gyro.tolist()
         message.linear_acceleration.x, message.linear_acceleration.y, message.linear_acceleration.z = accel.tolist()
         for index in (0, 4, 8):
@@ -239,29 +249,22 @@ class SimNode(Node):
     def _publish_odometry(self, now: TimeMsg) -> None:
         position, quaternion = self.sim.head_pose()
         linear, angular = self.sim.head_velocity_local()
-        truth = Odometry()
-        truth.header.stamp = now
-        truth.header.frame_id = 'odom'
-        truth.child_frame_id = self.sim.robot.root
-        pose, twist = truth.pose.pose, truth.twist.twist
-        pose.position.x, pose.position.y, pose.position.z = position.tolist()
-        pose.orientation.w, pose.orientation.x, pose.orientation.y, pose.orientation.z = quaternion.tolist()
-        twist.linear.x, twist.linear.y, twist.linear.z = linear.tolist()
-        twist.angular.x, twist.angular.y, twist.angular.z = angular.tolist()
-        self._truth_pub.publish(truth)
         noise = self.params['odom_noise_m']
-        estimate = Odometry(header=truth.header, child_frame_id=truth.child_frame_id,
-                            pose=truth.pose, twist=truth.twist)
-        if noise:
-            offset = self.sim.rng.normal(0.0, noise, 3)
-            estimate.pose.pose.position.x += offset[0]
-            estimate.pose.pose.position.y += offset[1]
-            estimate.pose.pose.position.z += offset[2]
+        estimated = position + self.sim.rng.normal(0.0, noise, 3) if noise else position
+        for message, xyz in ((self._truth_message, position), (self._odom_message, estimated)):
+            message.header.stamp = now
+            pose, twist = message.pose.pose, message.twist.twist
+            pose.position.x, pose.position.y, pose.position.z = xyz.tolist()
+            pose.orientation.w, pose.orientation.x, pose.orientation.y, pose.orientation.z = quaternion.tolist()
+            twist.linear.x, twist.linear.y, twist.linear.z = linear.tolist()
+            twist.angular.x, twist.angular.y, twist.angular.z = angular.tolist()
+        covariance = self._odom_message.pose.covariance
         for index in (0, 7, 14):
-            estimate.pose.covariance[index] = max(noise, 1e-3) ** 2
+            covariance[index] = max(noise, 1e-3) ** 2
         for index in (21, 28, 35):
-            estimate.pose.covariance[index] = 1e-4
-        self._odom_pub.publish(estimate)
+            covariance[index] = 1e-4
+        self._truth_pub.publish(self._truth_message)
+        self._odom_pub.publish(self._odom_message)
 
     def _publish_diagnostics(self, now: TimeMsg) -> None:
         wall, sim_time = time.perf_counter(), self.sim.time_s
