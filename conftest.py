@@ -54,3 +54,16 @@ def ros_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
         yield {**os.environ, **values}
     finally:
         os.close(fd)
+
+
+@pytest.fixture
+def ros_node(ros_env: dict[str, str]) -> Iterator[object]:
+    """An rclpy node in this test process, in the test's own ROS domain."""
+    import rclpy
+    rclpy.init()
+    node = rclpy.create_node('test_probe')
+    try:
+        yield node
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()

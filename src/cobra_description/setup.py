@@ -20,8 +20,6 @@ setup(
     description='COBRA robot description: URDF and a pure-Python robot model (joints, axes, limits, frames).',
     license='Apache-2.0',
     entry_points={
-        'console_scripts': [
-            
-        ],
+        'console_scripts': [],
     },
 )

@@ -30,15 +30,6 @@ def gait_command(*parameters: str) -> list[str]:
     return words
 
 
-@pytest.fixture
-def node(ros_env):
-    rclpy.init()
-    node = rclpy.create_node('gait_node_test')
-    yield node
-    node.destroy_node()
-    rclpy.try_shutdown()
-
-
 def call(node, client, request, timeout_s: float = 10.0):
     assert client.wait_for_service(timeout_sec=timeout_s)
     future = client.call_async(request)
@@ -66,7 +57,8 @@ def peak_speed(messages: list[JointState]) -> float:
     return float(np.max(np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None]))
 
 
-def test_start_retune_and_stop_without_steps(ros_env, node):
+def test_start_retune_and_stop_without_steps(ros_env, ros_node):
+    node = ros_node
     process = subprocess.Popen(gait_command('autostart:=false', 'ramp_duration_s:=0.5'), env=ros_env)
     try:
         messages: list[JointState] = []

@@ -79,14 +79,8 @@ def start_logger(ros_env: dict[str, str]) -> Iterator:
 
 
 @pytest.fixture
-def test_node(ros_env: dict[str, str]) -> Iterator[Node]:
-    rclpy.init()
-    node = rclpy.create_node('logger_test_publisher')
-    try:
-        yield node
-    finally:
-        node.destroy_node()
-        rclpy.shutdown()
+def test_node(ros_node: Node) -> Node:
+    return ros_node
 
 
 def publish_joint_states(node: Node, topic: str, count: int, rate_hz: float, width: int = 11) -> list[float]:

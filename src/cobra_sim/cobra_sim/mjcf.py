@@ -65,15 +65,16 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         children.setdefault(joint.parent, []).append(joint)
     actuators: list[str] = []
 
-    def body_contents(link_name: str, offset: np.ndarray, depth: int) -> list[str]:
+    def body_contents(link_name: str, offset: np.ndarray) -> list[str]:
         """Inertial, geoms and sites of a link (and of links fixed to it), then moving children."""
         link = robot.links[link_name]
         lines: list[str] = []
         if link.inertial is not None and link.inertial.mass_kg > 0.0:
             frame = offset @ link.inertial.origin.matrix()
             inertia = frame[:3, :3] @ link.inertial.inertia @ frame[:3, :3].T
+            full_inertia = inertia[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]]  # xx yy zz xy xz yz
             lines.append(f'<inertial pos="{_fmt(frame[:3, 3])}" mass="{link.inertial.mass_kg:.9g}" '
-                         f'fullinertia="{_fmt((inertia[0, 0], inertia[1, 1], inertia[2, 2], inertia[0, 1], inertia[0, 2], inertia[1, 2]))}"/>')
+                         f'fullinertia="{_fmt(full_inertia)}"/>')
             for index, shape in enumerate(link.collisions):
                 lines.append(_geom_xml(link_name, index, shape,
                                        terrain.robot_geom_attributes(link.inertial.mass_kg, timestep_s), offset))
@@ -81,7 +82,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         for joint in children.get(link_name, []):
             joint_frame = offset @ joint.origin.matrix()
             if joint.type == 'fixed':
-                lines.extend(body_contents(joint.child, joint_frame, depth))
+                lines.extend(body_contents(joint.child, joint_frame))
                 continue
             if joint.type not in ('revolute', 'continuous'):
                 raise ValueError(f"joint '{joint.name}': only revolute, continuous and fixed joints are simulated")
@@ -91,7 +92,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
             lines.append(f'<body name="{joint.child}" {_pose_attrs(joint_frame)}>')
             lines.append(f'<joint name="{joint.name}" type="hinge" axis="{_fmt(joint.axis)}"{range_attr} '
                          f'damping="{joint.damping:.9g}" armature="{servo.armature_kg_m2:.9g}"/>')
-            lines.extend(body_contents(joint.child, np.eye(4), depth + 1))
+            lines.extend(body_contents(joint.child, np.eye(4)))
             lines.append('</body>')
             actuators.append(
                 f'<position name="{joint.name}" joint="{joint.name}" kp="{servo.kp_nm_rad:.9g}" '
@@ -100,7 +101,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         return lines
 
     root_pose = Pose((0.0, 0.0, initial_height_m)).matrix()
-    robot_body = '\n'.join(body_contents(robot.root, np.eye(4), 0))
+XX
     return f'''<mujoco model={quoteattr(robot.name)}>
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{timestep_s:.9g}" integrator="implicitfast" gravity="0 0 -9.81"/>

@@ -34,15 +34,6 @@ def sim_process(ros_env):
     process.wait(timeout=15)
 
 
-@pytest.fixture
-def node(ros_env):
-    rclpy.init()
-    node = rclpy.create_node('sim_node_test')
-    yield node
-    node.destroy_node()
-    rclpy.try_shutdown()
-
-
 def stamp_s(message) -> float:
     return message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
 
@@ -53,7 +44,8 @@ def spin_until(node, condition, timeout_s: float) -> None:
         rclpy.spin_once(node, timeout_sec=0.05)
 
 
-def test_publishes_the_contract_topics_at_their_rates(sim_process, node):
+def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
+    node = ros_node
     received: dict[str, list] = {'joint_states': [], 'imu/data': [], 'odom': [], 'ground_truth/odom': [],
                                  'clock': [], 'diagnostics': []}
     for topic, kind, qos in (('joint_states', JointState, SENSOR),
@@ -89,7 +81,8 @@ def test_publishes_the_contract_topics_at_their_rates(sim_process, node):
     assert float(values['real_time_factor']) > 0.5
 
 
-def test_ignores_unknown_names_and_non_finite_values_and_clamps(sim_process, node):
+def test_ignores_unknown_names_and_non_finite_values_and_clamps(sim_process, ros_node):
+    node = ros_node
     states: list[JointState] = []
     diagnostics: list[DiagnosticArray] = []
     node.create_subscription(JointState, 'joint_states', states.append, SENSOR)
