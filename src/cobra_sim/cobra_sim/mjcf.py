@@ -101,7 +101,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         return lines
 
     root_pose = Pose((0.0, 0.0, initial_height_m)).matrix()
-XX
+    robot_body = '\n'.join(body_contents(robot.root, np.eye(4)))
     return f'''<mujoco model={quoteattr(robot.name)}>
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{timestep_s:.9g}" integrator="implicitfast" gravity="0 0 -9.81"/>
