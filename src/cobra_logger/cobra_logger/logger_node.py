@@ -34,7 +34,7 @@ from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessag
 
 DEFAULT_TOPICS = [
     'joint_commands', 'joint_states', 'imu/data', 'odom', 'ground_truth/odom', 'diagnostics',
-    'latch/state', 'contact/forces', '/rosout',
+    'latch/state', 'contact/forces/*', '/rosout',
 ]
 SUBSCRIPTION_DEPTH = 1000  # 2 s of 500 Hz joint_states queued while a split is being closed
 ROTATION_CHECK_PERIOD_S = 0.1
@@ -43,6 +43,7 @@ DRAIN_POLL_S = 0.02
 DRAIN_TIMEOUT_S = 2.0
 BYTES_PER_MB = 1_000_000
 RETUNABLE = ('split_duration_s', 'split_size_mb')
+NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
 
 
 def default_bag_path() -> str:
@@ -92,8 +93,8 @@ class LoggerNode(Node):
         super().__init__('logger')
         values = declare(self, {
             'topics': (DEFAULT_TOPICS, describe(
-                'topics to record; relative names resolve in the node namespace. /clock is not '
-                'recorded unless listed here', read_only=True)),
+                'topics to record; relative names resolve in the node namespace; "ns/*" takes every '
+                'topic below ns. /clock is not recorded unless listed here', read_only=True)),
             'bag_path': (default_bag_path(), describe(
                 'bag directory to create (must not exist); default bags/cobra_<UTC time>', read_only=True)),
             'split_duration_s': (5.0, describe(
@@ -112,7 +113,11 @@ class LoggerNode(Node):
                 int(values['split_size_mb'] * BYTES_PER_MB))
         except BagExistsError as error:
             raise StartupError(f'{error} (set bag_path:=<new directory>)') from error
-        self._wanted_topics = list(dict.fromkeys(self.resolve_topic_name(t) for t in values['topics']))
+        patterns = [t for t in values['topics'] if t.endswith(NAMESPACE_WILDCARD)]
+        self._wanted_prefixes = [self.resolve_topic_name(t[:-len(NAMESPACE_WILDCARD)]) + '/'
+                                 for t in patterns]
+        self._wanted_topics = list(dict.fromkeys(self.resolve_topic_name(t) for t in values['topics']
+                                                 if t not in patterns))
         self._subscriptions_by_topic: dict[str, Subscription] = {}
         self._failed_topics: set[str] = set()
         self.add_on_set_parameters_callback(self._validate_parameters)
@@ -123,7 +128,7 @@ class LoggerNode(Node):
         self.create_timer(values['discovery_period_s'], self._discover, self._bag_io_group, clock=steady)
         self.create_timer(ROTATION_CHECK_PERIOD_S, self._writer.rotate_if_due, self._bag_io_group, clock=steady)
         self.get_logger().info(
-            f"recording {self._wanted_topics} to {values['bag_path']} "
+            f"recording {self._wanted_topics + patterns} to {values['bag_path']} "
             f"(splits of {values['split_duration_s']:g} s / {values['split_size_mb']:g} MB)")
         self._discover()
 
@@ -145,11 +150,11 @@ class LoggerNode(Node):
                 self._writer.split_size_bytes = int(parameter.value * BYTES_PER_MB)
 
     def _discover(self) -> None:
+        types_by_topic = dict(self.get_topic_names_and_types())
+        self._wanted_topics += [t for t in types_by_topic if t not in self._wanted_topics
+                                and any(t.startswith(prefix) for prefix in self._wanted_prefixes)]
         pending = [t for t in self._wanted_topics
                    if t not in self._subscriptions_by_topic and t not in self._failed_topics]
-        if not pending:
-            return
-        types_by_topic = dict(self.get_topic_names_and_types())
         for topic in pending:
             publishers = self.get_publishers_info_by_topic(topic)
             if topic not in types_by_topic or not publishers:

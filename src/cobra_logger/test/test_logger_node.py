@@ -207,3 +207,20 @@ def test_split_limits_can_be_retuned_at_run_time_within_their_ranges(tmp_path, s
     assert not set_parameter('split_size_mb', -1.0)
     assert not set_parameter('bag_path', 'elsewhere')
     assert logger.stop(signal.SIGINT) == 0
+
+
+def test_a_namespace_wildcard_records_every_topic_below_it(
+        tmp_path, start_logger, test_node, decode_seq, rosbags_messages):
+    bag_dir = tmp_path / 'wildcard'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'topics:=[contact/forces/*]')
+    logger.wait_for_output('recording')
+    publish_joint_states(test_node, '/contact/forces/link_1', 50, 200.0)
+    publish_joint_states(test_node, '/contact/forces/link_2', 30, 200.0)
+    elsewhere = test_node.create_publisher(JointState, '/elsewhere', 10)
+    for _ in range(10):
+        elsewhere.publish(JointState(name=['joint_1'], position=[0.0]))
+        time.sleep(0.1)  # longer than the discovery period: it was seen, and left alone
+    assert logger.stop(signal.SIGINT) == 0, logger.output
+    recorded = rosbags_messages(bag_dir)
+    assert sorted(recorded) == ['/contact/forces/link_1', '/contact/forces/link_2']
+    assert [decode_seq(d) for d in recorded['/contact/forces/link_2']] == list(range(30))

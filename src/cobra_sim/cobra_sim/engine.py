@@ -66,6 +66,7 @@ class CobraSim:
         self._bias = self.model.actuator_biasprm[self._actuator_ids, :3].copy()
         self.root_body_id = self.model.body(robot.root).id
         self._robot_body_ids = np.arange(self.root_body_id, self.model.nbody)
+        self._contact_body_ids = np.array([i for i in self._robot_body_ids if self.model.body_geomnum[i]])
         self._gyro_adr = self.model.sensor('imu_gyro').adr[0]
         self._accel_adr = self.model.sensor('imu_accel').adr[0]
         self.targets_rad = np.zeros(len(self.joint_names))
@@ -157,6 +158,31 @@ class CobraSim:
 
     def joint_position(self, name: str) -> float:
         return float(self.data.qpos[self._qpos_adr[self._joint_index[name]]])
+
+    @property
+    def robot_body_names(self) -> list[str]:
+        """Robot bodies that have collision geometry, in the order of `contact_wrenches`."""
+        return [self.model.body(int(i)).name for i in self._contact_body_ids]
+
+    def contact_wrenches(self) -> np.ndarray:
+        """[n_bodies, 6]: force [N] and torque about the COM [N·m] on each robot body from the
+        environment (not from other robot bodies), in world axes."""
+        wrenches = np.zeros((self.model.nbody, 6))
+        first = self.root_body_id
+        contact_force = np.zeros(6)
+        for index in range(self.data.ncon):
+            contact = self.data.contact[index]
+            bodies = self.model.geom_bodyid[[contact.geom1, contact.geom2]]
+            on_robot = bodies >= first
+            if on_robot.all() or not on_robot.any():
+                continue
+            mujoco.mj_contactForce(self.model, self.data, index, contact_force)
+            # the contact force acts on geom2 along the normal (frame row 0), so negate for geom1
+            force = contact.frame.reshape(3, 3).T @ contact_force[:3] * (1.0 if on_robot[1] else -1.0)
+            body = int(bodies[1] if on_robot[1] else bodies[0])
+            wrenches[body, :3] += force
+            wrenches[body, 3:] += np.cross(contact.pos - self.data.xipos[body], force)
+        return wrenches[self._contact_body_ids]
 
     def body_state(self) -> BodyState:
         ids = self._robot_body_ids

@@ -9,6 +9,7 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -75,6 +76,9 @@ class SimNode(Node):
             'odom_noise_m': (0.0, describe('position noise std on odom (mimics VIO) [m]',
                                            float_range=(0.0, 1.0))),
             'seed': (0, describe('random seed of the noise generator', read_only=True)),
+            'contact_forces_period_s': (0.01, describe(
+                'contact/forces/<link> period [s]; 0 = not published', read_only=True,
+                float_range=(0.0, 1.0))),
             'wait_for_subscribers_s': (0.0, describe(
                 'hold sim time at 0 until joint_states, imu/data, odom and ground_truth/odom each '
                 'have a subscriber (a recorder), at most this long [s]; 0 = start at once',
@@ -93,6 +97,9 @@ class SimNode(Node):
             self._odom_every = steps_per_period(p['odom_period_s'], p['control_period_s'], 'odom_period_s')
             self._diagnostics_every = steps_per_period(1.0, p['control_period_s'], '1 s diagnostics')
             self._latch_every = steps_per_period(0.1, p['control_period_s'], '0.1 s latch state')
+            self._contact_every = steps_per_period(
+                p['contact_forces_period_s'], p['control_period_s'], 'contact_forces_period_s') \
+                if p['contact_forces_period_s'] else 0
         except (RobotModelError, SimConfigError, ValueError) as error:
             raise StartupError(str(error)) from error
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -107,6 +114,10 @@ class SimNode(Node):
         self._truth_pub = self.create_publisher(Odometry, 'ground_truth/odom', STATE_QOS)
         self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', STATE_QOS)
         self._latch_pub = self.create_publisher(Bool, 'latch/state', LATCHED_QOS)
+        self._contact_messages = [WrenchStamped(header=Header(frame_id='odom'))
+                                  for _ in self.sim.robot_body_names]
+        self._contact_pubs = [self.create_publisher(WrenchStamped, f'contact/forces/{name}', STATE_QOS)
+                              for name in self.sim.robot_body_names] if self._contact_every else []
         self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
         self.create_service(SetBool, 'torque/set', self._on_torque)
         self.create_service(SetBool, 'latch/set', self._on_latch)
@@ -229,6 +240,8 @@ class SimNode(Node):
         if self._control_periods % self._latch_every == 0 and self._latch_limits is not None:
             engaged = sim.joint_position(LATCH_JOINT) >= self._latch_limits.upper_rad - 0.05
             self._latch_pub.publish(Bool(data=bool(engaged)))
+        if self._contact_every and self._control_periods % self._contact_every == 0:
+            self._publish_contact_forces(now)
         if self._control_periods % self._diagnostics_every == 0:
             self._publish_diagnostics(now)
 
@@ -265,6 +278,14 @@ class SimNode(Node):
             covariance[index] = 1e-4
         self._truth_pub.publish(self._truth_message)
         self._odom_pub.publish(self._odom_message)
+
+    def _publish_contact_forces(self, now: TimeMsg) -> None:
+        for publisher, message, wrench in zip(self._contact_pubs, self._contact_messages,
+                                              self.sim.contact_wrenches().tolist()):
+            message.header.stamp = now
+            force, torque = message.wrench.force, message.wrench.torque
+            force.x, force.y, force.z, torque.x, torque.y, torque.z = wrench
+            publisher.publish(message)
 
     def _publish_diagnostics(self, now: TimeMsg) -> None:
         wall, sim_time = time.perf_counter(), self.sim.time_s

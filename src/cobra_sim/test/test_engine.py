@@ -125,3 +125,12 @@ def test_imu_at_rest_measures_gravity_and_no_rotation(robot):
     assert np.linalg.norm(gyro) < 0.01
     # optical frame: y points down, so gravity's reaction reads as -y
     assert accel[1] == pytest.approx(-9.81, rel=0.05)
+
+
+def test_ground_reaction_per_link_carries_the_weight_at_rest(robot):
+    sim = make_sim(robot)
+    wrenches = sim.contact_wrenches()
+    assert sim.robot_body_names == ['base_link'] + [f'link_{i}' for i in range(1, 12)]
+    assert wrenches[:, 2].sum() == pytest.approx(robot.total_mass_kg * 9.81, rel=0.01)
+    assert np.all(wrenches[:, 2] > 0.0)  # the straight robot lies on every module
+    assert np.abs(wrenches[:, :2]).max() < 0.5  # no sideways load at rest

@@ -127,3 +127,28 @@ def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
     result = subprocess.run(words, env=ros_env, capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_latch_and_torque_services(sim_process, ros_node):
+    from std_msgs.msg import Bool
+    from std_srvs.srv import SetBool
+    latched: list[Bool] = []
+    ros_node.create_subscription(Bool, 'latch/state', latched.append, RELIABLE)
+    spin_until(ros_node, lambda: latched, 20.0)
+    assert latched[-1].data is False
+
+    def call(service: str, value: bool) -> SetBool.Response:
+        client = ros_node.create_client(SetBool, service)
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(SetBool.Request(data=value))
+        rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
+        return future.result()
+
+    assert call('latch/set', True).success
+    spin_until(ros_node, lambda: latched[-1].data, 5.0)
+    assert latched[-1].data is True
+    assert call('latch/set', False).success
+    spin_until(ros_node, lambda: not latched[-1].data, 5.0)
+    assert latched[-1].data is False
+    response = call('torque/set', False)
+    assert response.success and 'limp' in response.message
