@@ -20,7 +20,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
@@ -41,7 +41,11 @@ from cobra_odometry.transforms import (CameraToBase, QuaternionError, checked_un
 POSE_TYPES = {'PoseStamped': PoseStamped, 'Odometry': Odometry}
 POSE_SOURCES = ('topic', 'file', 'none')
 TRAJECTORY_MODES = ('follow', 'replay')
-EVENT_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+# latched: a logger or test that subscribes late still gets the last 100 events
+EVENT_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# best effort matches both reliable and best-effort SLAM wrappers; deep enough for bursts
+POSE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
 ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
 ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
@@ -192,9 +196,14 @@ class OdometryNode(Node):
             self._last_log_s[event.kind] = now
             count = self._event_counts[event.kind]
             suffix = f' ({count} so far)' if count > 1 else ''
-            logger = self.get_logger()
-            {'info': logger.info, 'warn': logger.warning, 'error': logger.error}[event.level](
-                f'{event.message}{suffix}')
+            # rclpy fixes the severity per call site, hence one call per level
+            logger, text = self.get_logger(), f'{event.message}{suffix}'
+            if event.level == 'error':
+                logger.error(text)
+            elif event.level == 'warn':
+                logger.warning(text)
+            else:
+                logger.info(text)
 
     def _event(self, kind: str, level: str, message: str) -> None:
         self._emit([OdometryEvent(self._now_s(), kind, level, message)])
@@ -220,8 +229,7 @@ class OdometryNode(Node):
             self.create_subscription(Int32, p['tracking_state_topic'], self._on_tracking_state, 10)
         if p['pose_source'] == 'topic':
             self._pose_sub = self.create_subscription(
-                POSE_TYPES[p['pose_topic_type']], p['pose_topic'], self._on_pose_message,
-                qos_profile_sensor_data)
+                POSE_TYPES[p['pose_topic_type']], p['pose_topic'], self._on_pose_message, POSE_QOS)
         elif p['pose_source'] == 'file':
             if p['trajectory_mode'] == 'follow':
                 self._follower = TrajectoryFollower(p['trajectory_file'], p['trajectory_format'])
@@ -525,12 +533,13 @@ class OdometryNode(Node):
             return
         expected = POSE_TYPES[self._p['pose_topic_type']]
         expected_name = f'{expected.__module__.split(".")[0]}/msg/{expected.__name__}'
-        for topic, types in self.get_topic_names_and_types():
-            if topic == self._pose_sub.topic_name and expected_name not in types:
-                self._type_warned = True
-                self._event('wrong_type', 'error',
-                            f'{topic} is published as {", ".join(types)} but this node subscribes '
-                            f'{expected_name}: set pose_topic_type to match (PoseStamped | Odometry)')
+        topic = self._pose_sub.topic_name
+        wrong = sorted({info.topic_type for info in self.get_publishers_info_by_topic(topic)} - {expected_name})
+        if wrong:
+            self._type_warned = True
+            self._event('wrong_type', 'error',
+                        f'{topic} has publishers of {", ".join(wrong)} but this node subscribes '
+                        f'{expected_name}: set pose_topic_type to match (PoseStamped | Odometry)')
 
 
 def spin_multithreaded(node: Node) -> None:

@@ -11,6 +11,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, Imu
 
+from cobra_odometry.odometry_node import EVENT_QOS as EVENTS_QOS
 from cobra_odometry.realsense_recording import (SyntheticRecording, default_accel, default_gyro,
                                                 write_synthetic_recording)
 
@@ -39,14 +40,20 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
     width, height, _ = SPEC.color_size
     node = start_node(f'device:={recording}', f'color_width:={width}', f'color_height:={height}',
                       f'depth_width:={width}', f'depth_height:={height}', 'pose_source:=none')
-    # the node needs its publishers discovered before playback starts; wait for diagnostics
-    assert spin(test_node, lambda: received['imu'] and 'finished' in node.output(), 30.0), node.output()
-    spin(test_node, lambda: False, 0.3)
+    def camera_status() -> list:
+        return [s for d in received['diag'] for s in d.status if s.name == 'odometry: camera']
+
+    assert spin(test_node, lambda: any('finished' in s.message for s in camera_status()), 30.0), node.output()
+    # what the node itself emitted (the test's best-effort subscription may miss some under load)
+    counters = {k.key: k.value for k in camera_status()[-1].values}
+    gyro_samples = int(SPEC.duration_s * SPEC.gyro_hz)
+    assert int(counters['imu_emitted']) >= gyro_samples - SPEC.gyro_hz / SPEC.accel_hz - 2
+    assert counters['imu_out_of_order_gyro'] == '0' and counters['clock_reanchors'] == '0'
 
     imu = received['imu']
     stamps = np.array([_stamp(m) for m in imu])
-    # discovery may miss the first frames and best-effort QoS a few more: judge the received span
-    assert len(imu) > 100 and len(imu) > 0.9 * (stamps[-1] - stamps[0]) * SPEC.gyro_hz
+    # discovery may miss the first frames and best-effort QoS some more: judge the received span
+    assert len(imu) > 100 and len(imu) > 0.7 * (stamps[-1] - stamps[0]) * SPEC.gyro_hz
     assert np.all(np.diff(stamps) > 0), 'IMU stamps must increase strictly'
     assert np.median(np.diff(stamps)) == pytest.approx(1.0 / SPEC.gyro_hz, rel=0.02)
     # interpolation: the accel signal is linear in device time, so each message must carry the
@@ -76,8 +83,7 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
     assert abs(_stamp(color[0]) - stamps[0]) < 0.1
     info = received['color_info'][0]
     assert info.k[0] == pytest.approx(float(width)) and info.distortion_model == 'plumb_bob'
-    camera_status = [s for d in received['diag'] for s in d.status if s.name == 'odometry: camera']
-    assert camera_status and 'synthetic' in camera_status[0].message + camera_status[-1].message
+    assert any('synthetic' in s.message for s in camera_status())
 
 
 def test_missing_device_exits_nonzero_with_clear_error(start_node, tmp_path: Path) -> None:
@@ -90,7 +96,7 @@ def test_missing_device_exits_nonzero_with_clear_error(start_node, tmp_path: Pat
 def test_wait_for_device_keeps_retrying(start_node, test_node, spin, tmp_path: Path) -> None:
     from std_msgs.msg import String
     events: list[str] = []
-    test_node.create_subscription(String, 'odometry/events', lambda m: events.append(m.data), 100)
+    test_node.create_subscription(String, 'odometry/events', lambda m: events.append(m.data), EVENTS_QOS)
     node = start_node(f'device:={tmp_path / "later.db3"}', 'wait_for_device:=true',
                       'retry_initial_s:=0.2', 'pose_source:=none')
     assert spin(test_node, lambda: len(events) >= 2, 20.0), node.output()
