@@ -3,6 +3,7 @@ played back through the node: IMU rate, interpolation, monotonic stamps, image e
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -44,16 +45,14 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
         return [s for d in received['diag'] for s in d.status if s.name == 'odometry: camera']
 
     assert spin(test_node, lambda: any('finished' in s.message for s in camera_status()), 30.0), node.output()
-    # what the node itself emitted (the test's best-effort subscription may miss some under load)
     counters = {k.key: k.value for k in camera_status()[-1].values}
-    gyro_samples = int(SPEC.duration_s * SPEC.gyro_hz)
-    assert int(counters['imu_emitted']) >= gyro_samples - SPEC.gyro_hz / SPEC.accel_hz - 2
     assert counters['imu_out_of_order_gyro'] == '0' and counters['clock_reanchors'] == '0'
 
     imu = received['imu']
     stamps = np.array([_stamp(m) for m in imu])
-    # discovery may miss the first frames and best-effort QoS some more: judge the received span
-    assert len(imu) > 100 and len(imu) > 0.7 * (stamps[-1] - stamps[0]) * SPEC.gyro_hz
+    # real-time playback skips frames when the host is loaded and the best-effort subscription
+    # here may miss more: completeness is checked in the non-real-time test below
+    assert len(imu) > 50
     assert np.all(np.diff(stamps) > 0), 'IMU stamps must increase strictly'
     assert np.median(np.diff(stamps)) == pytest.approx(1.0 / SPEC.gyro_hz, rel=0.02)
     # interpolation: the accel signal is linear in device time, so each message must carry the
@@ -84,6 +83,32 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
     info = received['color_info'][0]
     assert info.k[0] == pytest.approx(float(width)) and info.distortion_model == 'plumb_bob'
     assert any('synthetic' in s.message for s in camera_status())
+
+
+def test_every_gyro_sample_emitted_when_playback_is_not_real_time(recording: Path, start_node,
+                                                                 test_node, spin) -> None:
+    """librealsense's real-time playback skips frames when the host falls behind (seen on this
+    loaded 2-core machine); non-real-time playback delivers every motion frame, so the node's
+    own counters must account for all of them."""
+    diagnostics: list = []
+    test_node.create_subscription(DiagnosticArray, 'diagnostics', diagnostics.append, 10)
+    node = start_node(f'device:={recording}', 'playback_real_time:=false', 'enable_color:=false',
+                      'enable_depth:=false', 'pose_source:=none')
+
+    def finished() -> dict[str, str] | None:
+        for array in reversed(diagnostics):
+            for status in array.status:
+                if status.name == 'odometry: camera' and 'finished' in status.message:
+                    return {k.key: k.value for k in status.values}
+        return None
+
+    assert spin(test_node, lambda: finished() is not None, 30.0), node.output()
+    counters = finished()
+    gyro_samples = int(SPEC.duration_s * SPEC.gyro_hz)
+    # only gyro samples before the first accel or after the last one cannot be interpolated
+    unbracketable = math.ceil(SPEC.gyro_hz / SPEC.accel_hz) + 1
+    assert gyro_samples - unbracketable <= int(counters['imu_emitted']) <= gyro_samples, str(counters)
+    assert counters['imu_dropped_accel_gap'] == '0' and counters['imu_out_of_order_gyro'] == '0'
 
 
 def test_missing_device_exits_nonzero_with_clear_error(start_node, tmp_path: Path) -> None:
