@@ -111,6 +111,8 @@ class OdometryNode(Node):
             'trajectory_format': ('tum', describe('tum | euroc (never guessed)', read_only=True)),
             'trajectory_mode': ('follow', describe('follow (tail as it grows) | replay (paced)',
                                                    read_only=True)),
+            'replay_wait_for_subscriber': (True, describe(
+                'trajectory_mode replay: start once odom has a subscriber', read_only=True)),
             'trajectory_poll_s': (0.02, describe('file poll period [s]', read_only=True,
                                                  float_range=(0.001, 1.0))),
             'pose_frame': ('camera_link', describe('URDF frame whose pose SLAM reports', read_only=True)),
@@ -245,7 +247,7 @@ class OdometryNode(Node):
                                        'poses (wrong trajectory_format?)')
                 self._replay = result.samples
                 self._replay_index = 0
-                self._replay_start = time.monotonic()
+                self._replay_start: float | None = None
                 self.create_timer(p['trajectory_poll_s'], self._replay_tick, callback_group=self._io_group)
         self.create_timer(0.05, self._check_stale)
         self.get_logger().info(
@@ -291,6 +293,12 @@ class OdometryNode(Node):
     def _replay_tick(self) -> None:
         if self._replay_index >= len(self._replay):
             return
+        if self._replay_start is None:
+            # an offline replay is only useful to someone listening: start when odom is subscribed
+            if self._p['replay_wait_for_subscriber'] and self._odom_pub.get_subscription_count() == 0:
+                return
+            self._replay_start = time.monotonic()
+            self.get_logger().info(f'trajectory replay started ({len(self._replay)} poses)')
         elapsed = time.monotonic() - self._replay_start
         first = self._replay[0].stamp_s
         while self._replay_index < len(self._replay) and \

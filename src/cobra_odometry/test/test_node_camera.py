@@ -93,6 +93,7 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
     info = received['color_info'][0]
     assert info.k[0] == pytest.approx(float(width)) and info.distortion_model == 'plumb_bob'
     assert any('synthetic' in s.message for s in camera_status())
+    assert node.stop() == 0  # SIGINT: sensors closed, clean exit
 
 
 def test_every_gyro_sample_emitted_when_playback_is_not_real_time(recording: Path, start_node,

@@ -19,7 +19,7 @@ from cobra_odometry.odometry_node import EVENT_QOS as EVENTS_QOS
 from cobra_odometry.accuracy import compare
 from cobra_odometry.pose_tracking import TrackingState
 from cobra_odometry.synthetic import SlamScenario, slam_samples
-from cobra_odometry.trajectory_formats import PoseSample, format_tum_line
+from cobra_odometry.trajectory_formats import PoseSample, format_tum_line, write_trajectory
 from cobra_odometry.transforms import matrix_to_quaternion, optical_frame_of, pose_matrix
 
 JUMP = pose_matrix(np.array([0.8, 0.3, -0.2]), np.array([0.0, 0.0, math.sin(0.4), math.cos(0.4)]))
@@ -173,3 +173,25 @@ def test_trajectory_file_followed_live_with_bad_lines(start_node, test_node, spi
                                        for d in collector.diagnostics), 5.0)
     last = collector.diagnostics[-1]
     assert last.level == DiagnosticStatus.WARN and 'bad_line' in last.message
+
+
+def test_euroc_file_replayed_as_imu_body_pose(start_node, test_node, spin, tmp_path: Path) -> None:
+    """EuRoC (ns stamps, inertial mode: IMU body pose) replayed; odom is the base motion; SIGINT exits 0."""
+    collector = Collector(test_node)
+    imu_frame = load_robot_model().transform('base_link', 'camera_imu_optical_frame')
+    samples, truth = slam_samples(SlamScenario(duration_s=1.5, start_s=1_700_000_000.0), imu_frame)
+    trajectory = tmp_path / 'f_dataset-MH01_monoi.txt'
+    write_trajectory(trajectory, samples, 'euroc')
+    assert trajectory.read_text().split()[0].isdigit()  # nanoseconds
+    node = start_node('camera_enabled:=false', 'pose_source:=file', f'trajectory_file:={trajectory}',
+                      'trajectory_format:=euroc', 'trajectory_mode:=replay', 'stale_timeout_s:=100.0',
+                      'pose_frame:=camera_imu_optical_frame', 'pose_frame_optical:=false')
+    assert spin(test_node, lambda: any(e.startswith('replay_done') for e in collector.events), 30.0), node.output()
+    assert spin(test_node, lambda: len(collector.odom) == len(samples), 5.0), node.output()
+    truth_by_stamp = dict(truth)
+    for message in collector.odom[::10]:
+        stamp = min(truth_by_stamp, key=lambda t: abs(t - _stamp_s(message)))
+        assert abs(stamp - _stamp_s(message)) < 1e-6
+        p = message.pose.pose.position
+        np.testing.assert_allclose([p.x, p.y, p.z], truth_by_stamp[stamp][:3, 3], atol=1e-6)
+    assert node.stop() == 0
