@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +194,24 @@ def test_euroc_file_replayed_as_imu_body_pose(start_node, test_node, spin, tmp_p
         p = message.pose.pose.position
         np.testing.assert_allclose([p.x, p.y, p.z], truth_by_stamp[stamp][:3, 3], atol=1e-6)
     assert node.stop() == 0
+
+
+def test_parameter_updates_validated(start_node, test_node, spin) -> None:
+    from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    node = start_node('camera_enabled:=false')
+    client = test_node.create_client(SetParameters, '/odometry/set_parameters')
+    assert spin(test_node, lambda: client.service_is_ready(), 30.0), node.output()
+
+    def set_double(name: str, value: float):
+        request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=ParameterValue(
+            type=ParameterType.PARAMETER_DOUBLE, double_value=value))])
+        future = client.call_async(request)
+        assert spin(test_node, future.done, 10.0)
+        return future.result().results[0]
+
+    assert set_double('stale_timeout_s', 2.0).successful
+    rejected = set_double('retry_max_s', 0.5)  # below retry_initial_s (1.0)
+    assert not rejected.successful and 'retry_max_s must be >= retry_initial_s' in rejected.reason
+    assert not set_double('max_linear_speed_m_s', -1.0).successful  # outside the declared range
+    assert spin(test_node, lambda: 'odom estimator retuned' in node.output(), 5.0)
