@@ -138,3 +138,45 @@ def test_wait_for_device_keeps_retrying(start_node, test_node, spin, tmp_path: P
     assert spin(test_node, lambda: len(events) >= 2, 20.0), node.output()
     assert node.process.poll() is None
     assert all(e.startswith('camera: RealSense:') and 'retrying in' in e for e in events)
+
+
+def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env, tmp_path: Path) -> None:
+    """Unplug, simulated in-process: the source stops delivering IMU frames."""
+    import rclpy
+    from diagnostic_msgs.msg import DiagnosticStatus
+
+    from cobra_odometry.odometry_node import OdometryNode
+
+    class UnpluggedSource:
+        playback_finished = False
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    missing = tmp_path / 'gone.db3'
+    rclpy.init(args=['--ros-args', '-p', f'device:={missing}', '-p', 'wait_for_device:=true',
+                     '-p', 'retry_initial_s:=0.5', '-p', 'retry_max_s:=1.5', '-p', 'pose_source:=none'])
+    node = OdometryNode()
+    try:
+        source = UnpluggedSource()
+        node._source = source
+        node._camera_status = (DiagnosticStatus.OK, 'streaming')
+        node._retry_delay_s = 0.5
+        node._last_imu_wall_s -= 10.0
+        node._camera_watchdog()
+        assert source.closed and node._source is None
+        level, message = node._camera_status
+        assert level == DiagnosticStatus.ERROR and 'no IMU frame for' in message and 'unplugged' in message
+        assert 'retrying in 0.5 s' in node._last_event['camera']
+        node._next_retry_s = 0.0  # due now: the reopen fails (nothing there) and backs off
+        node._camera_watchdog()
+        assert 'does not exist' in node._camera_status[1] and 'retrying in 1.0 s' in node._last_event['camera']
+        node._next_retry_s = 0.0
+        node._camera_watchdog()
+        node._next_retry_s = 0.0
+        node._camera_watchdog()
+        assert 'retrying in 1.5 s' in node._last_event['camera']  # capped at retry_max_s
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
