@@ -1,0 +1,570 @@
+"""Odometry node: RealSense D435i -> `imu/data` (+ images), ORB-SLAM3 poses -> `odom`.
+
+ROS glue only: frames and poses are converted at the edge and handed to the libraries
+(imu_interpolation, clock_mapping, pose_tracking, trajectory_formats, transforms).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import fields, replace
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import CameraInfo, Image, Imu
+from std_msgs.msg import Int32, String
+
+from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_description.ros_entry import StartupError, declare, describe, run_node
+from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
+from cobra_odometry.imu_interpolation import ImuSample, ImuUniter
+from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, OdometryEstimator,
+                                          OdometryEvent)
+from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError,
+                                             ImageFrame, MotionFrame, RealSenseSource,
+                                             StreamConfig, StreamSelectionError, is_recording)
+from cobra_odometry.trajectory_formats import (FORMATS, LineIssue, PoseSample, TrajectoryFollower,
+                                               read_trajectory)
+from cobra_odometry.transforms import (CameraToBase, QuaternionError, checked_unit_quaternion,
+                                       matrix_to_quaternion, optical_frame_of, pose_matrix)
+
+POSE_TYPES = {'PoseStamped': PoseStamped, 'Odometry': Odometry}
+POSE_SOURCES = ('topic', 'file', 'none')
+TRAJECTORY_MODES = ('follow', 'replay')
+# latched: a logger or test that subscribes late still gets the last 100 events
+EVENT_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# best effort matches both reliable and best-effort SLAM wrappers; deep enough for bursts
+POSE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
+ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
+ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
+
+
+def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
+    descriptor.dynamic_typing = True
+    return descriptor
+
+
+def _stamp_to_s(stamp) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def _s_to_stamp(seconds: float, stamp) -> None:
+    nanoseconds = int(round(seconds * 1e9))
+    stamp.sec, stamp.nanosec = nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
+
+
+class OdometryNode(Node):
+    def __init__(self) -> None:
+        super().__init__('odometry')
+        p = declare(self, {
+            'camera_enabled': (True, describe('run the RealSense side (imu/data, images)', read_only=True)),
+            'device': ('', _any_type(describe(
+                "'' = first RealSense, a serial number, or a recording file (.db3 from librealsense "
+                '2.59, older .bag)', read_only=True))),
+            'wait_for_device': (False, describe(
+                'no camera at startup: false = exit with code 2, true = keep retrying', read_only=True)),
+            'retry_initial_s': (1.0, describe('first reconnect delay [s] (doubles each try)',
+                                              float_range=(0.1, 60.0))),
+            'retry_max_s': (30.0, describe('longest reconnect delay [s]', float_range=(0.1, 600.0))),
+            'frame_timeout_s': (2.0, describe('no IMU frame for this long = camera lost [s]',
+                                              float_range=(0.1, 60.0))),
+            'gyro_fps': (200, describe(f'gyro rate [Hz], D435i {GYRO_RATES_HZ}', read_only=True)),
+            'accel_fps': (63, describe(f'accel rate [Hz], D435i {ACCEL_RATES_HZ}', read_only=True)),
+            'enable_color': (True, describe('publish camera/color/image_raw', read_only=True)),
+            'color_width': (640, describe('color width [px]', read_only=True)),
+            'color_height': (480, describe('color height [px]', read_only=True)),
+            'color_fps': (30, describe('color rate [Hz]', read_only=True)),
+            'enable_depth': (True, describe('publish camera/depth/image_rect_raw', read_only=True)),
+            'depth_width': (640, describe('depth width [px]', read_only=True)),
+            'depth_height': (480, describe('depth height [px]', read_only=True)),
+            'depth_fps': (30, describe('depth rate [Hz]', read_only=True)),
+            'global_time': (True, describe('RealSense global time (device clock synced to host)',
+                                           read_only=True)),
+            'playback_real_time': (True, describe('play recordings at recorded speed', read_only=True)),
+            'camera_name': ('camera', describe('frame prefix (camera_link, camera_*_optical_frame)',
+                                               read_only=True)),
+            'max_accel_gap_s': (0.1, describe('no interpolation across a longer accel gap [s]',
+                                              read_only=True, float_range=(0.005, 1.0))),
+            'imu_gyro_stddev_rad_s': (0.005, describe(
+                'gyro noise std for imu/data covariance [rad/s]', float_range=(0.0, 10.0))),
+            'imu_accel_stddev_m_s2': (0.05, describe(
+                'accel noise std for imu/data covariance [m/s^2]', float_range=(0.0, 100.0))),
+            'pose_source': ('topic', describe(f'{" | ".join(POSE_SOURCES)}', read_only=True)),
+            'pose_topic': ('slam/pose', describe('SLAM pose topic', read_only=True)),
+            'pose_topic_type': ('PoseStamped', describe('PoseStamped | Odometry', read_only=True)),
+            'tracking_state_topic': ('slam/tracking_state', describe(
+                'std_msgs/Int32 ORB-SLAM3 tracking state (-1..5); empty = none', read_only=True)),
+            'trajectory_file': ('', describe('ORB-SLAM3 trajectory file for pose_source:=file',
+                                             read_only=True)),
+            'trajectory_format': ('tum', describe('tum | euroc (never guessed)', read_only=True)),
+            'trajectory_mode': ('follow', describe('follow (tail as it grows) | replay (paced)',
+                                                   read_only=True)),
+            'replay_wait_for_subscriber': (True, describe(
+                'trajectory_mode replay: start once odom has a subscriber', read_only=True)),
+            'trajectory_poll_s': (0.02, describe('file poll period [s]', read_only=True,
+                                                 float_range=(0.001, 1.0))),
+            'pose_frame': ('camera_link', describe('URDF frame whose pose SLAM reports', read_only=True)),
+            'pose_frame_optical': (True, describe(
+                'SLAM axes are the optical convention (z forward, x right, y down) at pose_frame',
+                read_only=True)),
+            'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
+            'odom_frame': ('odom', describe('odom frame id', read_only=True)),
+            'base_frame': ('base_link', describe('child frame id', read_only=True)),
+        })
+        defaults = OdometryConfig()
+        estimator_values = declare(self, {
+            name: (float(getattr(defaults, name)), describe(
+                f'odom estimator: {name} (see README)', float_range=(0.0, 1e6)))
+            for name in ESTIMATOR_PARAMETERS})
+        p['device'] = str(p['device'])  # a numeric serial arrives as an integer
+        self._p = p
+        self._validate_startup(p)
+        self.add_on_set_parameters_callback(self._validate_parameters)
+        self.add_post_set_parameters_callback(self._apply_parameters)
+
+        self._lock = threading.Lock()
+        self._io_group = MutuallyExclusiveCallbackGroup()
+        self._last_log_s: dict[str, float] = {}
+        self._event_counts: dict[str, int] = {}
+        self._last_event: dict[str, str] = {}
+        self._events_pub = self.create_publisher(String, 'odometry/events', EVENT_QOS)
+        self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', 10)
+        self._diag_counts = {'imu': 0, 'color': 0, 'depth': 0, 'odom': 0}
+        self._diag_last_s = time.monotonic()
+        self.create_timer(1.0, self._publish_diagnostics)
+
+        self._setup_slam(p, OdometryConfig(**estimator_values))
+        self._source: RealSenseSource | None = None
+        if p['camera_enabled']:
+            self._setup_camera(p)
+
+    # ------------------------------------------------------------------ parameters
+    def _validate_startup(self, p: dict) -> None:
+        checks = [
+            (p['pose_source'] in POSE_SOURCES, f"pose_source must be one of {POSE_SOURCES}"),
+            (p['pose_topic_type'] in POSE_TYPES, f"pose_topic_type must be one of {tuple(POSE_TYPES)}"),
+            (p['trajectory_format'] in FORMATS, f"trajectory_format must be one of {FORMATS}"),
+            (p['trajectory_mode'] in TRAJECTORY_MODES, f"trajectory_mode must be one of {TRAJECTORY_MODES}"),
+            (p['pose_source'] != 'file' or p['trajectory_file'],
+             'pose_source:=file needs trajectory_file:=<ORB-SLAM3 trajectory>'),
+        ]
+        if p['camera_enabled'] and not is_recording(p['device']):
+            checks += [(p['gyro_fps'] in GYRO_RATES_HZ, f'gyro_fps must be one of {GYRO_RATES_HZ} (D435i)'),
+                       (p['accel_fps'] in ACCEL_RATES_HZ, f'accel_fps must be one of {ACCEL_RATES_HZ} (D435i)')]
+        for ok, message in checks:
+            if not ok:
+                raise StartupError(f'{message}; got {p}'[:400])
+
+    def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name == 'retry_max_s' and parameter.value < self._p['retry_initial_s']:
+                return SetParametersResult(successful=False, reason='retry_max_s must be >= retry_initial_s')
+            if parameter.name == 'max_twist_gap_s' and parameter.value <= 0.0:
+                return SetParametersResult(successful=False, reason='max_twist_gap_s must be > 0')
+        return SetParametersResult(successful=True)
+
+    def _apply_parameters(self, parameters: list[Parameter]) -> None:
+        changes = {p.name: p.value for p in parameters if p.name in ESTIMATOR_PARAMETERS}
+        with self._lock:
+            for parameter in parameters:
+                self._p[parameter.name] = parameter.value
+            if changes:
+                self._estimator.config = replace(self._estimator.config,
+                                                 **{k: float(v) for k, v in changes.items()})
+        if changes:
+            self.get_logger().info(f'odom estimator retuned: {changes}')
+
+    # ------------------------------------------------------------------ events
+    def _emit(self, events: list[OdometryEvent]) -> None:
+        now = time.monotonic()
+        for event in events:
+            self._event_counts[event.kind] = self._event_counts.get(event.kind, 0) + 1
+            self._last_event[event.kind] = event.message
+            self._events_pub.publish(String(data=f'{event.kind}: {event.message}'))
+            if now - self._last_log_s.get(event.kind, -math.inf) < LOG_INTERVAL_S:
+                continue
+            self._last_log_s[event.kind] = now
+            count = self._event_counts[event.kind]
+            suffix = f' ({count} so far)' if count > 1 else ''
+            # rclpy fixes the severity per call site, hence one call per level
+            logger, text = self.get_logger(), f'{event.message}{suffix}'
+            if event.level == 'error':
+                logger.error(text)
+            elif event.level == 'warn':
+                logger.warning(text)
+            else:
+                logger.info(text)
+
+    def _event(self, kind: str, level: str, message: str) -> None:
+        self._emit([OdometryEvent(self._now_s(), kind, level, message)])
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    # ------------------------------------------------------------------ SLAM side
+    def _setup_slam(self, p: dict, config: OdometryConfig) -> None:
+        try:
+            model = load_robot_model(p['urdf_path'] or None)
+            base_to_pose = model.transform(p['base_frame'], p['pose_frame'])
+        except RobotModelError as error:
+            raise StartupError(f'{error} (check pose_frame / base_frame / urdf_path)') from error
+        if p['pose_frame_optical']:
+            base_to_pose = optical_frame_of(base_to_pose)
+        self._estimator = OdometryEstimator(CameraToBase(base_to_pose), config)
+        self._odom_pub = self.create_publisher(Odometry, 'odom', ODOM_QOS)
+        self._pose_sub = None
+        self._file_issues = 0
+        self._type_warned = False
+        if p['tracking_state_topic']:
+            self.create_subscription(Int32, p['tracking_state_topic'], self._on_tracking_state, 10)
+        if p['pose_source'] == 'topic':
+            self._pose_sub = self.create_subscription(
+                POSE_TYPES[p['pose_topic_type']], p['pose_topic'], self._on_pose_message, POSE_QOS)
+        elif p['pose_source'] == 'file':
+            if p['trajectory_mode'] == 'follow':
+                self._follower = TrajectoryFollower(p['trajectory_file'], p['trajectory_format'])
+                self.create_timer(p['trajectory_poll_s'], self._poll_trajectory, callback_group=self._io_group)
+            else:
+                try:
+                    result = read_trajectory(p['trajectory_file'], p['trajectory_format'])
+                except OSError as error:
+                    raise StartupError(f"cannot read trajectory_file: {error}") from error
+                self._report_line_issues(result.issues)
+                if not result.samples:
+                    raise StartupError(f"{p['trajectory_file']}: no valid {p['trajectory_format']} "
+                                       'poses (wrong trajectory_format?)')
+                self._replay = result.samples
+                self._replay_index = 0
+                self._replay_start: float | None = None
+                self.create_timer(p['trajectory_poll_s'], self._replay_tick, callback_group=self._io_group)
+        self.create_timer(0.05, self._check_stale)
+        self.get_logger().info(
+            f"odom from {p['pose_source']}"
+            + (f" {p['pose_topic']} ({p['pose_topic_type']})" if p['pose_source'] == 'topic' else '')
+            + (f" {p['trajectory_file']} ({p['trajectory_format']}, {p['trajectory_mode']})"
+               if p['pose_source'] == 'file' else '')
+            + f"; SLAM pose frame {p['pose_frame']}{' (optical axes)' if p['pose_frame_optical'] else ''}")
+
+    def _on_tracking_state(self, message: Int32) -> None:
+        with self._lock:
+            events = self._estimator.update_tracking_state(message.data, self._now_s())
+        self._emit(events)
+
+    def _on_pose_message(self, message) -> None:
+        pose = message.pose.pose if isinstance(message, Odometry) else message.pose
+        position = np.array([pose.position.x, pose.position.y, pose.position.z])
+        quaternion = np.array([pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w])
+        if not np.all(np.isfinite(position)):
+            self._event('bad_pose', 'warn', f"non-finite position on {self._p['pose_topic']}: pose ignored")
+            return
+        try:
+            quaternion = checked_unit_quaternion(quaternion)
+        except QuaternionError as error:
+            self._event('bad_pose', 'warn', f"{self._p['pose_topic']}: {error}; pose ignored")
+            return
+        self._ingest(PoseSample(_stamp_to_s(message.header.stamp), position, quaternion))
+
+    def _ingest(self, sample: PoseSample) -> None:
+        with self._lock:
+            estimate, events = self._estimator.update_pose(
+                sample.stamp_s, pose_matrix(sample.position, sample.quaternion_xyzw), self._now_s())
+        if estimate is not None:
+            self._publish_odom(estimate)
+        self._emit(events)
+
+    def _poll_trajectory(self) -> None:
+        samples, issues = self._follower.poll()
+        self._report_line_issues(issues)
+        for sample in samples:
+            self._ingest(sample)
+
+    def _replay_tick(self) -> None:
+        if self._replay_index >= len(self._replay):
+            return
+        if self._replay_start is None:
+            # an offline replay is only useful to someone listening: start when odom is subscribed
+            if self._p['replay_wait_for_subscriber'] and self._odom_pub.get_subscription_count() == 0:
+                return
+            self._replay_start = time.monotonic()
+            self.get_logger().info(f'trajectory replay started ({len(self._replay)} poses)')
+        elapsed = time.monotonic() - self._replay_start
+        first = self._replay[0].stamp_s
+        while self._replay_index < len(self._replay) and \
+                self._replay[self._replay_index].stamp_s - first <= elapsed:
+            self._ingest(self._replay[self._replay_index])
+            self._replay_index += 1
+        if self._replay_index == len(self._replay):
+            self._event('replay_done', 'info', f'trajectory replay finished ({len(self._replay)} poses)')
+
+    def _report_line_issues(self, issues: list[LineIssue]) -> None:
+        for issue in issues:
+            self._file_issues += 1
+            self._event('bad_line', 'warn', f'skipped malformed trajectory line {issue}')
+
+    def _check_stale(self) -> None:
+        with self._lock:
+            events = self._estimator.check_stale(self._now_s())
+        self._emit(events)
+
+    def _publish_odom(self, estimate: OdometryEstimate) -> None:
+        message = Odometry()
+        _s_to_stamp(estimate.stamp_s, message.header.stamp)
+        message.header.frame_id = self._p['odom_frame']
+        message.child_frame_id = self._p['base_frame']
+        position = estimate.pose[:3, 3]
+        quaternion = matrix_to_quaternion(estimate.pose[:3, :3])
+        pose = message.pose.pose
+        pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
+        pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = (float(v) for v in quaternion)
+        message.pose.covariance = estimate.pose_covariance.ravel().tolist()
+        twist = message.twist.twist
+        twist.linear.x, twist.linear.y, twist.linear.z = (float(v) for v in estimate.linear_velocity)
+        twist.angular.x, twist.angular.y, twist.angular.z = (float(v) for v in estimate.angular_velocity)
+        message.twist.covariance = estimate.twist_covariance.ravel().tolist()
+        self._odom_pub.publish(message)
+        self._diag_counts['odom'] += 1
+
+    # ------------------------------------------------------------------ camera side
+    def _setup_camera(self, p: dict) -> None:
+        name = p['camera_name']
+        self._imu_frame = f'{name}_imu_optical_frame'
+        self._imu_pub = self.create_publisher(Imu, 'imu/data', qos_profile_sensor_data)
+        self._image_pubs: dict[str, tuple] = {}
+        for stream, enabled, topic in (('color', p['enable_color'], 'camera/color/image_raw'),
+                                       ('depth', p['enable_depth'], 'camera/depth/image_rect_raw')):
+            if enabled:
+                self._image_pubs[stream] = (
+                    self.create_publisher(Image, topic, qos_profile_sensor_data),
+                    self.create_publisher(CameraInfo, f'camera/{stream}/camera_info', qos_profile_sensor_data),
+                    f'{name}_{stream}_optical_frame')
+        self._stream_config = StreamConfig(
+            gyro_fps=p['gyro_fps'], accel_fps=p['accel_fps'], enable_color=p['enable_color'],
+            color_width=p['color_width'], color_height=p['color_height'], color_fps=p['color_fps'],
+            enable_depth=p['enable_depth'], depth_width=p['depth_width'], depth_height=p['depth_height'],
+            depth_fps=p['depth_fps'], global_time=p['global_time'],
+            playback_real_time=p['playback_real_time'])
+        self._camera_status = (DiagnosticStatus.ERROR, 'not opened yet')
+        self._retry_delay_s = p['retry_initial_s']
+        self._next_retry_s = 0.0
+        self._last_imu_wall_s = 0.0
+        self._camera_lock = threading.Lock()
+        try:
+            self._open_camera()
+        except DeviceNotFoundError as error:
+            if not p['wait_for_device']:
+                raise StartupError(f'{error} (or start with wait_for_device:=true to keep retrying)') from error
+            self._camera_failed(str(error))
+        except (StreamSelectionError, RuntimeError) as error:
+            raise StartupError(f'RealSense: {error}') from error
+        self.create_timer(0.2, self._camera_watchdog, callback_group=self._io_group)
+
+    def _open_camera(self) -> None:
+        p = self._p
+        fixed_offset = is_recording(p['device']) and not p['playback_real_time']
+        self._uniter = ImuUniter(max_accel_gap_s=p['max_accel_gap_s'])
+        # a recording played faster than real time keeps its own time base (first frame = now)
+        self._device_clock = (DeviceClockMapper(max_slew=0.0, settle_slew=0.0, reanchor_threshold_s=math.inf)
+                       if fixed_offset else DeviceClockMapper())
+        self._gates = {'imu': MonotonicGate(), 'color': MonotonicGate(), 'depth': MonotonicGate()}
+        self._camera_info_cache: dict[str, CameraInfo] = {}
+        source = RealSenseSource(p['device'], self._stream_config, self._on_motion, self._on_image)
+        self._last_imu_wall_s = time.monotonic()
+        description = source.open()
+        self._source = source
+        self._retry_delay_s = p['retry_initial_s']
+        self._camera_status = (DiagnosticStatus.OK, description)
+        self.get_logger().info(f'RealSense streaming: {description}')
+
+    def _camera_failed(self, reason: str) -> None:
+        self._camera_status = (DiagnosticStatus.ERROR, reason)
+        self._next_retry_s = time.monotonic() + self._retry_delay_s
+        self._event('camera', 'error', f'RealSense: {reason}; retrying in {self._retry_delay_s:.1f} s')
+        self._retry_delay_s = min(self._retry_delay_s * 2.0, self._p['retry_max_s'])
+
+    def _camera_watchdog(self) -> None:
+        now = time.monotonic()
+        if self._source is None:
+            if now >= self._next_retry_s:
+                try:
+                    self._open_camera()
+                except (DeviceNotFoundError, StreamSelectionError, RuntimeError) as error:
+                    self._camera_failed(str(error))
+            return
+        if self._source.playback_finished:
+            if self._camera_status[0] == DiagnosticStatus.OK:
+                self._camera_status = (DiagnosticStatus.WARN, f"playback of {self._p['device']} finished")
+                self._event('camera', 'info', self._camera_status[1])
+            return
+        if now - self._last_imu_wall_s > self._p['frame_timeout_s']:
+            self._source.close()
+            self._source = None
+            self._camera_failed(f"no IMU frame for {now - self._last_imu_wall_s:.1f} s "
+                                '(camera unplugged or USB reset)')
+
+    def _on_motion(self, frame: MotionFrame) -> None:
+        received_s = self._now_s()
+        with self._camera_lock:
+            self._last_imu_wall_s = time.monotonic()
+            self._device_clock.observe(frame.device_stamp_s, received_s)
+            if frame.kind == 'gyro':
+                samples = self._uniter.push_gyro(frame.device_stamp_s, frame.xyz)
+            else:
+                samples = self._uniter.push_accel(frame.device_stamp_s, frame.xyz)
+            for sample in samples:
+                self._publish_imu(sample)
+
+    def _publish_imu(self, sample: ImuSample) -> None:
+        stamp_s = self._device_clock.to_ros(sample.stamp_s)
+        if not self._gates['imu'].accept(stamp_s):
+            return
+        message = Imu()
+        _s_to_stamp(stamp_s, message.header.stamp)
+        message.header.frame_id = self._imu_frame
+        message.orientation_covariance[0] = -1.0  # no orientation estimate (REP 145)
+        w, a = message.angular_velocity, message.linear_acceleration
+        w.x, w.y, w.z = sample.angular_velocity
+        a.x, a.y, a.z = sample.linear_acceleration
+        gyro_var = self._p['imu_gyro_stddev_rad_s'] ** 2
+        accel_var = self._p['imu_accel_stddev_m_s2'] ** 2
+        message.angular_velocity_covariance = [gyro_var, 0.0, 0.0, 0.0, gyro_var, 0.0, 0.0, 0.0, gyro_var]
+        message.linear_acceleration_covariance = [accel_var, 0.0, 0.0, 0.0, accel_var, 0.0, 0.0, 0.0, accel_var]
+        self._imu_pub.publish(message)
+        self._diag_counts['imu'] += 1
+
+    def _on_image(self, frame: ImageFrame) -> None:
+        received_s = self._now_s()
+        publishers = self._image_pubs.get(frame.stream)
+        if publishers is None:
+            return
+        with self._camera_lock:
+            self._device_clock.observe(frame.device_stamp_s, received_s)
+            stamp_s = self._device_clock.to_ros(frame.device_stamp_s)
+            if not self._gates[frame.stream].accept(stamp_s):
+                return
+        image_pub, info_pub, frame_id = publishers
+        message = Image()
+        _s_to_stamp(stamp_s, message.header.stamp)
+        message.header.frame_id = frame_id
+        message.height, message.width, message.step = frame.height, frame.width, frame.step
+        message.encoding = frame.encoding
+        message.is_bigendian = 0
+        message.data = frame.data
+        info = self._camera_info(frame, frame_id)
+        info.header.stamp = message.header.stamp
+        image_pub.publish(message)
+        info_pub.publish(info)
+        self._diag_counts[frame.stream] += 1
+
+    def _camera_info(self, frame: ImageFrame, frame_id: str) -> CameraInfo:
+        info = self._camera_info_cache.get(frame.stream)
+        if info is None:
+            intr = frame.intrinsics
+            info = CameraInfo()
+            info.header.frame_id = frame_id
+            info.width, info.height = frame.width, frame.height
+            info.distortion_model = intr.distortion_model
+            info.d = [float(c) for c in intr.coefficients]
+            info.k = [intr.fx, 0.0, intr.ppx, 0.0, intr.fy, intr.ppy, 0.0, 0.0, 1.0]
+            info.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+            info.p = [intr.fx, 0.0, intr.ppx, 0.0, 0.0, intr.fy, intr.ppy, 0.0, 0.0, 0.0, 1.0, 0.0]
+            self._camera_info_cache[frame.stream] = info
+        return info
+
+    # ------------------------------------------------------------------ diagnostics
+    def _publish_diagnostics(self) -> None:
+        now = time.monotonic()
+        elapsed = max(now - self._diag_last_s, 1e-6)
+        rates = {k: v / elapsed for k, v in self._diag_counts.items()}
+        self._diag_counts = dict.fromkeys(self._diag_counts, 0)
+        self._diag_last_s = now
+        self._check_pose_topic_type()
+        array = DiagnosticArray()
+        array.header.stamp = self.get_clock().now().to_msg()
+        if self._p['camera_enabled']:
+            level, message = self._camera_status
+            values = {'imu_rate_hz': f"{rates['imu']:.1f}", 'color_rate_hz': f"{rates['color']:.1f}",
+                      'depth_rate_hz': f"{rates['depth']:.1f}", 'device': self._p['device'] or 'first found'}
+            if self._source is not None:
+                counters = self._uniter.counters
+                values.update({f'imu_{f.name}': str(getattr(counters, f.name)) for f in fields(counters)})
+                values['clock_reanchors'] = str(self._device_clock.reanchors)
+            array.status.append(self._status('odometry: camera', level, message, values))
+        array.status.append(self._slam_status(rates['odom']))
+        self._diag_pub.publish(array)
+
+    def _slam_status(self, odom_rate_hz: float) -> DiagnosticStatus:
+        with self._lock:
+            estimator = self._estimator
+            stale = estimator.is_stale
+            never = estimator.counters.poses_in == 0
+            state = estimator.tracking_state
+            counters = estimator.counters
+            degraded = estimator.is_degraded(self._now_s())
+        problems = []
+        if never and self._p['pose_source'] != 'none':
+            problems.append('no SLAM pose received yet')
+        if stale:
+            problems.append('SLAM poses stale')
+        if state is not None and not state.is_tracking:
+            problems.append(f'tracking {state.name}')
+        if degraded and not stale and (state is None or state.is_tracking):
+            problems.append('re-anchored recently (jump/reset)')
+        for kind in ('wrong_type', 'bad_pose', 'bad_line', 'backwards'):
+            if kind in self._last_event:
+                problems.append(f'{self._event_counts[kind]}x {kind}: {self._last_event[kind]}')
+        level = DiagnosticStatus.WARN if problems else DiagnosticStatus.OK
+        values = {f.name: str(getattr(counters, f.name)) for f in fields(counters)}
+        values.update({'odom_rate_hz': f'{odom_rate_hz:.1f}', 'malformed_lines': str(self._file_issues),
+                       'tracking_state': state.name if state is not None else 'unknown'})
+        return self._status('odometry: slam', level, '; '.join(problems) or 'tracking', values)
+
+    @staticmethod
+    def _status(name: str, level: bytes, message: str, values: dict[str, str]) -> DiagnosticStatus:
+        status = DiagnosticStatus(level=level, name=name, message=message[:500], hardware_id='d435i')
+        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
+        return status
+
+    def _check_pose_topic_type(self) -> None:
+        if self._pose_sub is None or self._type_warned:
+            return
+        expected = POSE_TYPES[self._p['pose_topic_type']]
+        expected_name = f'{expected.__module__.split(".")[0]}/msg/{expected.__name__}'
+        topic = self._pose_sub.topic_name
+        wrong = sorted({info.topic_type for info in self.get_publishers_info_by_topic(topic)} - {expected_name})
+        if wrong:
+            self._type_warned = True
+            self._event('wrong_type', 'error',
+                        f'{topic} has publishers of {", ".join(wrong)} but this node subscribes '
+                        f'{expected_name}: set pose_topic_type to match (PoseStamped | Odometry)')
+
+
+def spin_multithreaded(node: Node) -> None:
+    executor = MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    finally:
+        node_source = getattr(node, '_source', None)
+        if node_source is not None:
+            node_source.close()
+        executor.shutdown()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(OdometryNode, args, spin=spin_multithreaded)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
