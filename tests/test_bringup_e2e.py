@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from mcap.reader import make_reader
+from rosbags.typesys import Stores, get_typestore
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SETUP = REPO_ROOT / 'install' / 'setup.bash'
@@ -31,7 +32,9 @@ def runner(ros_env: dict[str, str], cwd: Path, *words: str) -> subprocess.Popen:
 
 
 def read_bag(bag: Path) -> tuple[dict, Counter, list[float]]:
-    """(metadata, messages per topic, joint_states log times [s]) with the independent mcap reader."""
+    """(metadata, messages per topic, joint_states header stamps [s]) with the independent mcap
+    reader; the CDR payload is decoded with rosbags' Jazzy types."""
+    typestore = get_typestore(Stores.ROS2_JAZZY)
     metadata = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     counts: Counter = Counter()
     joint_times = []
@@ -40,7 +43,8 @@ def read_bag(bag: Path) -> tuple[dict, Counter, list[float]]:
             for _, channel, message in make_reader(handle).iter_messages():
                 counts[channel.topic] += 1
                 if channel.topic == '/joint_states':
-                    joint_times.append(message.log_time * 1e-9)
+                    stamp = typestore.deserialize_cdr(message.data, 'sensor_msgs/msg/JointState').header.stamp
+                    joint_times.append(stamp.sec + stamp.nanosec * 1e-9)
     return metadata, counts, joint_times
 
 
@@ -58,7 +62,7 @@ def test_simulated_sidewind_records_a_complete_bag(ros_env, tmp_path):
     assert metadata['storage_identifier'] == 'mcap'
     recorded = {t['topic_metadata']['name']: t['message_count'] for t in metadata['topics_with_message_count']}
     assert recorded['/joint_states'] == counts['/joint_states']
-    assert max(joint_times) - min(joint_times) == pytest.approx(sim_seconds, abs=0.1)  # sim time
+    assert max(joint_times) - min(joint_times) == pytest.approx(sim_seconds, abs=0.01)  # sim time
     assert 'lateral displacement' in output and str(bag) in output
 
 
