@@ -27,7 +27,7 @@ def launch_setup(context):
             package=spec.package, executable=spec.executable, name=spec.name,
             namespace=arguments['namespace'], output='screen',
             parameters=[*(str(path) for path in spec.params_files), spec.parameters],
-            arguments=['--ros-args', '--log-level', arguments['log_level']])
+            ros_arguments=['--log-level', arguments['log_level']])
         actions.append(node)
         # every node is required: when one exits, the whole bringup shuts down
         actions.append(RegisterEventHandler(OnProcessExit(
