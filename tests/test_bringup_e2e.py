@@ -107,3 +107,14 @@ def test_malformed_csv_is_refused_before_anything_starts(ros_env, tmp_path):
     assert process.returncode == 2
     assert f'{trajectory}:3' in output and 'starting' not in output
     assert not (tmp_path / 'bags').exists()
+
+
+def test_a_dying_node_stops_the_bringup_and_is_named(ros_env, tmp_path):
+    override = tmp_path / 'broken.yaml'
+    override.write_text('sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n')
+    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'record:=false',
+                     f'params_file:={override}')
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert 'URDF not found: /nonexistent/cobra.urdf' in output
+    assert "required node 'sim_node' (cobra_sim/sim_node) exited with code 2" in output
