@@ -97,3 +97,11 @@ def test_rejection_after_accept_does_not_extend_freshness(guard):
 def test_clamped_command_marks_fresh(guard):
     guard.check(['a'], [9.0], now_s=2.0)
     assert not guard.is_stale(2.1)
+
+
+def test_velocity_feed_forward_is_checked_and_passed_on(guard):
+    accepted = guard.check(['a', 'b'], [0.1, 0.2], 0.0, velocities=[0.5, -0.5])
+    assert accepted.velocities_rad_s == {'a': 0.5, 'b': -0.5}
+    assert guard.check(['a'], [0.1], 0.0).velocities_rad_s is None
+    assert guard.check(['a'], [0.1], 0.0, velocities=[float('nan')]).cause == 'non_finite'
+    assert guard.check(['a', 'b'], [0.1, 0.2], 0.0, velocities=[0.5]).cause == 'length_mismatch'
