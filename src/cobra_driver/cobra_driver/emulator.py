@@ -162,11 +162,6 @@ class EmulatedServo:
         watchdog_address = ct.ITEMS['bus_watchdog'].address
         if watchdog_address in targets and staged[watchdog_address] > 127:
             return StatusError.DATA_RANGE
-        if torque_address in targets and staged[torque_address] == 1 and not torque_on:
-            staged[goal_item.address:goal_item.address + 4] = ct.encode(goal_item, round(self.position_tick))
-            if goal_item.address in targets:  # the same packet also set a goal: keep that one
-                for target, byte in zip(targets, data):
-                    staged[target] = byte
         self.memory[:] = staged
         return StatusError.NONE
 
