@@ -30,6 +30,7 @@ from cobra_driver.loop_timing import DeadlineScheduler, TimingWindow
 LogFunction = Callable[[str, str], None]  # (level 'info'|'warn'|'error', message)
 PORT_FAILURES = (OSError, serial.SerialException, PortUnavailableError)
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
+SETUP_TIMEOUT_MARGIN_MS = 20.0  # set-up is not time critical: ride out scheduling hiccups
 REBOOT_SETTLE_S = 0.3  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 
 
@@ -160,6 +161,7 @@ class JointDriver:
         self._reconnect_backoff = config.reconnect_min_s
         self._reconnect_attempts = 0
         self._next_probe = 0.0
+        self._last_bus_error_log = -math.inf
         self._cpu_mark = (time.process_time(), time.perf_counter())
         self.cpu_percent = math.nan
         self.bytes_per_cycle = math.nan
@@ -203,6 +205,7 @@ class JointDriver:
                            timeout_margin_ms=cfg.packet_timeout_margin_ms)
         bus.open()
         self.bus = bus
+        bus.port.timeout_margin_ms = max(cfg.packet_timeout_margin_ms, SETUP_TIMEOUT_MARGIN_MS)
         try:
             self._check_presence(initial=initial)
             present = [s for s in self.servos if not self.health[s.servo_id].missing]
@@ -218,6 +221,7 @@ class JointDriver:
             if want_torque:
                 self._set_torque_ids(self._active_ids(), True)
             self.torque_enabled = want_torque
+            bus.port.timeout_margin_ms = cfg.packet_timeout_margin_ms
         except BaseException:
             self._close_bus()
             raise
@@ -372,7 +376,12 @@ class JointDriver:
             return self._exchange(now, deadline)
         except PORT_FAILURES as error:
             self._disconnect(f'{type(error).__name__}: {error}')
-            return None
+        except BusError as error:  # one failed transaction: counted, the next cycle tries again
+            self.read_failures += 1
+            if now - self._last_bus_error_log > 1.0:
+                self._last_bus_error_log = now
+                self.log('warn', f'bus transaction failed: {error}')
+        return None
 
     def _exchange(self, now: float, deadline: float | None) -> JointSample | None:
         bus = self.bus
@@ -682,7 +691,8 @@ class JointDriver:
         try:
             ids = self._active_ids()
             feedback = self.bus.read_feedback(ids)
-            self.bus.sync_write('goal_position', {i: v['present_position'] for i, v in feedback.values.items()})
+            if feedback.values:
+                self.bus.sync_write('goal_position', {i: v['present_position'] for i, v in feedback.values.items()})
             if not self.config.keep_torque_on_shutdown:
                 self._set_torque_ids(ids, False)
                 self.bus.sync_write('bus_watchdog', {i: 0 for i in ids})

@@ -33,7 +33,8 @@ MOTION_TIME_CONSTANT_S = 0.02
 """Position-loop time constant of the motion model: how fast an unloaded servo closes an error."""
 CURRENT_PER_RAD_ERROR_A = 20.0
 """Motor current the modelled position loop asks for per radian of error (saturates at the limit)."""
-MAX_SUBSTEP_S = 0.001
+MAX_SUBSTEP_S = 0.002
+MIN_ADVANCE_S = 0.0002  # finer steps only cost emulator time
 
 
 def _rad_per_tick() -> float:
@@ -104,6 +105,8 @@ class EmulatedServo:
                 (ct.INDIRECT_DATA_1 + slot).to_bytes(2, 'little')
         self._set(ct.ITEMS['goal_position'], round(self.position_tick))
         self._set(ct.ITEMS['goal_current'], self.model.defaults['current_limit'])
+        self._set(ct.ITEMS['present_input_voltage'], 120)
+        self._set(ct.ITEMS['present_temperature'], 36)
         self.velocity_rad_s = 0.0
         self.current_a = 0.0
         self._publish_present()
@@ -113,8 +116,6 @@ class EmulatedServo:
         self._set(ct.ITEMS['present_velocity'], round(self.velocity_rad_s / _velocity_unit_rad_s()))
         self._set(ct.ITEMS['present_current'], round(self.current_a / self.model.current_unit_a))
         self._set(ct.ITEMS['moving'], int(abs(self.velocity_rad_s) > 1e-3))
-        self._set(ct.ITEMS['present_input_voltage'], 120)
-        self._set(ct.ITEMS['present_temperature'], 36)
         self._set(ct.ITEMS['realtime_tick'], int(time.monotonic() * 1000.0) % 32768)
 
     def _resolve(self, address: int) -> int:
@@ -185,6 +186,8 @@ class EmulatedServo:
 
     def advance(self, now: float) -> None:
         """Integrate the motion model up to `now` and run the bus watchdog."""
+        if now - self._last_step < MIN_ADVANCE_S:
+            return
         while self._last_step < now:
             dt = min(MAX_SUBSTEP_S, now - self._last_step)
             self._last_step += dt
@@ -389,6 +392,9 @@ class ServoBusEmulator:
             with self._lock:
                 self.statistics.bytes_received += len(data)
                 packets = self._parser.feed(data)
+                now = time.monotonic()
+                for servo in self.servos.values():
+                    servo.advance(now)
                 for packet in packets:
                     self._handle(packet)
 
@@ -437,8 +443,6 @@ class ServoBusEmulator:
         name = Instruction(packet.instruction).name if packet.instruction in Instruction._value2member_map_ \
             else hex(packet.instruction)
         self.statistics.instructions[name] = self.statistics.instructions.get(name, 0) + 1
-        for servo in self.servos.values():
-            servo.advance(now)
         instruction, params, target = packet.instruction, packet.params, packet.packet_id
         if instruction == STATUS_INSTRUCTION:
             return
@@ -527,6 +531,7 @@ class ServoBusEmulator:
                                            STATUS_INSTRUCTION]))
         delay_s = 0.0
         corrupt = False
+        crc = crc16(packet)
         for servo_id in ids:
             servo = self._answering(servo_id)
             if servo is None:
@@ -540,9 +545,11 @@ class ServoBusEmulator:
                 servo.faults.corrupt_responses -= 1
                 corrupt = True
             error, data = servo.read(address, length)
-            packet += bytes([error | servo.error_byte_flags, servo_id]) + data
-            crc = crc16(packet)
+            segment = bytes([error | servo.error_byte_flags, servo_id]) + data
+            packet += segment
+            crc = crc16(segment, crc)
             packet += bytes([crc & 0xFF, crc >> 8])
+            crc = crc16(packet[-2:], crc)
         if corrupt and len(packet) > 8:
             packet[-1] ^= 0xFF
         if len(packet) > 8:
