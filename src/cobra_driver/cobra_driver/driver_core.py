@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import queue
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from cobra_driver.joint_map import JointServo
 from cobra_driver.loop_timing import DeadlineScheduler, TimingWindow
 
 LogFunction = Callable[[str, str], None]  # (level 'info'|'warn'|'error', message)
-PORT_FAILURES = (OSError, serial.SerialException, PortUnavailableError)
+PORT_FAILURES = (OSError, termios.error, serial.SerialException, PortUnavailableError)
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
 SETUP_TIMEOUT_MARGIN_MS = 20.0  # set-up is not time critical: ride out scheduling hiccups
 REBOOT_SETTLE_S = 0.3  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
