@@ -31,7 +31,7 @@ from cobra_driver.loop_timing import DeadlineScheduler, TimingWindow
 LogFunction = Callable[[str, str], None]  # (level 'info'|'warn'|'error', message)
 PORT_FAILURES = (OSError, termios.error, serial.SerialException, PortUnavailableError)
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
-SETUP_TIMEOUT_MARGIN_MS = 20.0  # set-up is not time critical: ride out scheduling hiccups
+SETUP_TIMEOUT_MARGIN_MS = 50.0  # set-up is not time critical: ride out scheduling hiccups
 REBOOT_SETTLE_S = 0.3  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 
 

@@ -274,7 +274,7 @@ class DynamixelBus:
         while pending:
             attempts += 1
             if fast and len(pending) == len(ids):
-                if group.fastSyncRead() == sdk.COMM_SUCCESS:
+                if self._fast_sync_read(group) == sdk.COMM_SUCCESS:
                     for servo_id in ids:
                         values[servo_id] = self.block.decode(group.data_dict[servo_id])
                     pending = []
@@ -285,6 +285,15 @@ class DynamixelBus:
             if not pending or (deadline is not None and time.perf_counter() >= deadline) or attempts >= 3:
                 break
         return ReadResult(values, pending, attempts, self.use_fast_sync_read and attempts == 1 and not pending)
+
+    @staticmethod
+    def _fast_sync_read(group: sdk.GroupSyncRead) -> int:
+        try:
+            return group.fastSyncRead()
+        except IndexError:
+            # SDK 4.1.0 indexes past the data when a late reply to an earlier request is taken for
+            # the Fast Sync Read status: treat it as the corrupt read it is.
+            return sdk.COMM_RX_CORRUPT
 
     def _sync_read_each(self, ids: list[int], values: dict[int, dict[str, int]]) -> list[int]:
         length = self.block.length

@@ -1,5 +1,6 @@
 """Driver core against the emulator with the real SDK: start-up, motion, faults, latch, shutdown."""
 
+import math
 import os
 import time
 
@@ -89,7 +90,7 @@ def test_command_moves_servo_and_joint_states_report_it(bus, make_driver, wait_f
             return bool(samples) and abs(samples[-1].position_rad[0] - 0.5) < 0.01
         assert wait_for(command)
         # servo angle = direction * joint + offset = -0.5 + 0.2 rad
-        assert abs(bus.snapshot(1, 'present_position') - (2048 + (-0.3) / (2 * 3.14159265 / 4096))) < 3
+        assert bus.snapshot(1, 'goal_position') == 2048 + round(-0.3 / (2 * math.pi / 4096))
         assert samples[-1].names[0] == 'joint_1' and len(samples[-1].names) == 12
     finally:
         driver.stop_loop(stop)

@@ -3,8 +3,17 @@
 import time
 
 import dynamixel_sdk as sdk
+import dynamixel_sdk.port_handler
+import pytest
 
 from cobra_driver import control_table as ct
+
+
+@pytest.fixture(autouse=True)
+def patient_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK waits 2 x 16 ms + 2 ms for a reply; on a shared, loaded CI core the emulator thread
+    can be descheduled longer than that. Only the wait changes, every SDK call stays as is."""
+    monkeypatch.setattr(dynamixel_sdk.port_handler, 'LATENCY_TIMER', 100)
 
 
 def open_port(bus) -> tuple[sdk.PortHandler, sdk.PacketHandler]:
