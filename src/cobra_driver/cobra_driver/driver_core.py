@@ -163,6 +163,7 @@ class JointDriver:
         self._reconnect_attempts = 0
         self._next_probe = 0.0
         self._last_bus_error_log = -math.inf
+        self._watchdogs_armed = False
         self._cpu_mark = (time.process_time(), time.perf_counter())
         self.cpu_percent = math.nan
         self.bytes_per_cycle = math.nan
@@ -217,7 +218,7 @@ class JointDriver:
             self._last_feedback.update(feedback.values)
             hold_ticks = {i: v['present_position'] for i, v in feedback.values.items()}
             self._hold_at(hold_ticks)
-            self._arm_watchdogs(self._active_ids())
+            self._watchdogs_armed = False  # armed by the first cycle: only the loop feeds them
             want_torque = cfg.torque_on_start if initial else self.torque_enabled
             if want_torque:
                 self._set_torque_ids(self._active_ids(), True)
@@ -388,6 +389,9 @@ class JointDriver:
         bus = self.bus
         assert bus is not None
         ids = self._active_ids()
+        if not self._watchdogs_armed:
+            self._arm_watchdogs(ids)
+            self._watchdogs_armed = True
         bus_start = time.perf_counter()
         bytes_before = bus.port.bytes_written + bus.port.bytes_read
         if self.torque_enabled and ids:

@@ -92,12 +92,17 @@ class JointDriverNode(Node):
         try:
             self.driver.run(self._stop, self._publish_sample)
         except Exception as error:  # noqa: BLE001 - any loop failure must end in a safe state
+            if not self.context.ok():
+                return  # SIGINT/SIGTERM shut the context down under us: a normal stop
             self._loop_failed = True
             self.get_logger().fatal(f'control loop failed: {error!r}; torque off and exiting')
             self.driver.shutdown()
             rclpy.try_shutdown()
 
     def _publish_sample(self, sample: JointSample) -> None:
+        if not self.context.ok():
+            self._stop.set()
+            return
         message = JointState()
         message.header.stamp = Time(nanoseconds=sample.stamp_ns).to_msg()
         message.name = sample.names

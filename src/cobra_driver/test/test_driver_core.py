@@ -23,11 +23,13 @@ def test_startup_configures_every_servo(bus, make_driver, wait_for) -> None:
     assert wait_for(lambda: all(bus.snapshot(i, 'torque_enable') == 1 for i in range(1, 13)))
     for servo_id in range(1, 13):
         assert bus.snapshot(servo_id, 'return_delay_time') == 0
-        assert bus.snapshot(servo_id, 'bus_watchdog') == 5
+        assert bus.snapshot(servo_id, 'bus_watchdog') == 0  # armed by the loop, which feeds it
     assert bus.snapshot(12, 'operating_mode') == ct.OperatingMode.CURRENT_BASED_POSITION
     # URDF limits +-1.5708 rad -> ticks 1024..3072 written to the position limit registers
     assert (bus.snapshot(1, 'min_position_limit'), bus.snapshot(1, 'max_position_limit')) == (1024, 3072)
     assert driver.fast_sync_read
+    driver.cycle()
+    assert wait_for(lambda: all(bus.snapshot(i, 'bus_watchdog') == 5 for i in range(1, 13)))
 
 
 def test_missing_servo_is_named(bus, make_driver) -> None:
