@@ -112,8 +112,13 @@ class JointDriverNode(Node):
         self.joint_state_pub.publish(message)
 
     def _log(self, level: str, message: str) -> None:
-        logger = self.get_logger()
-        {'info': logger.info, 'warn': logger.warning, 'error': logger.error}.get(level, logger.info)(message)
+        # rclpy pins one severity per call site, so each level needs its own call
+        if level == 'error':
+            self.get_logger().error(message)
+        elif level == 'warn':
+            self.get_logger().warning(message)
+        else:
+            self.get_logger().info(message)
 
     # -- callbacks ------------------------------------------------------------------------
     def _on_set_parameters(self, parameters) -> SetParametersResult:  # type: ignore[no-untyped-def]

@@ -29,6 +29,15 @@ from cobra_driver.protocol import (
 )
 
 MEMORY_SIZE = 700
+TORQUE_ENABLE = ct.ITEMS['torque_enable'].address
+OPERATING_MODE = ct.ITEMS['operating_mode'].address
+CURRENT_LIMIT = ct.ITEMS['current_limit'].address
+GOAL_CURRENT = ct.ITEMS['goal_current'].address
+GOAL_POSITION = ct.ITEMS['goal_position'].address
+PROFILE_VELOCITY = ct.ITEMS['profile_velocity'].address
+POSITION_MODES = (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION,
+                  ct.OperatingMode.EXTENDED_POSITION)
+BUS_WATCHDOG = ct.ITEMS['bus_watchdog'].address
 MOTION_TIME_CONSTANT_S = 0.02
 """Position-loop time constant of the motion model: how fast an unloaded servo closes an error."""
 CURRENT_PER_RAD_ERROR_A = 20.0
@@ -37,12 +46,8 @@ MAX_SUBSTEP_S = 0.002
 MIN_ADVANCE_S = 0.0002  # finer steps only cost emulator time
 
 
-def _rad_per_tick() -> float:
-    return 2.0 * math.pi / ct.POSITION_TICKS_PER_REV
-
-
-def _velocity_unit_rad_s() -> float:
-    return ct.VELOCITY_UNIT_RPM * 2.0 * math.pi / 60.0
+RAD_PER_TICK = 2.0 * math.pi / ct.POSITION_TICKS_PER_REV
+VELOCITY_UNIT_RAD_S = ct.VELOCITY_UNIT_RPM * 2.0 * math.pi / 60.0
 
 
 @dataclass
@@ -113,7 +118,7 @@ class EmulatedServo:
 
     def _publish_present(self) -> None:
         self._set(ct.ITEMS['present_position'], round(self.position_tick))
-        self._set(ct.ITEMS['present_velocity'], round(self.velocity_rad_s / _velocity_unit_rad_s()))
+        self._set(ct.ITEMS['present_velocity'], round(self.velocity_rad_s / VELOCITY_UNIT_RAD_S))
         self._set(ct.ITEMS['present_current'], round(self.current_a / self.model.current_unit_a))
         self._set(ct.ITEMS['moving'], int(abs(self.velocity_rad_s) > 1e-3))
         self._set(ct.ITEMS['realtime_tick'], int(time.monotonic() * 1000.0) % 32768)
@@ -129,10 +134,23 @@ class EmulatedServo:
     def read(self, address: int, length: int) -> tuple[int, bytes]:
         if address < 0 or length < 0 or address + length > MEMORY_SIZE:
             return StatusError.DATA_RANGE, b''
-        return StatusError.NONE, bytes(self.memory[self._resolve(a)] for a in range(address, address + length))
+        end = address + length
+        if end <= ct.INDIRECT_DATA_1 or address >= ct.INDIRECT_DATA_1 + ct.INDIRECT_SLOTS:
+            return StatusError.NONE, bytes(self.memory[address:end])
+        memory = self.memory
+        return StatusError.NONE, bytes(memory[self._resolve(a)] for a in range(address, end))
 
     def write(self, address: int, data: bytes) -> int:
         """Apply a WRITE; return the status error number (0 = accepted)."""
+        if address == GOAL_POSITION and len(data) == 4:  # the 500 Hz path: same rules, less work
+            if self.memory[BUS_WATCHDOG] == ct.BUS_WATCHDOG_TRIPPED:
+                return StatusError.ACCESS
+            goal = int.from_bytes(data, 'little', signed=True)
+            if self.memory[OPERATING_MODE] in (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION) \
+                    and not self.get('min_position_limit') <= goal <= self.get('max_position_limit'):
+                return StatusError.DATA_LIMIT
+            self.memory[GOAL_POSITION:GOAL_POSITION + 4] = data
+            return StatusError.NONE
         if address < 0 or address + len(data) > MEMORY_SIZE:
             return StatusError.DATA_RANGE
         targets = [self._resolve(a) for a in range(address, address + len(data))]
@@ -188,6 +206,11 @@ class EmulatedServo:
         """Integrate the motion model up to `now` and run the bus watchdog."""
         if now - self._last_step < MIN_ADVANCE_S:
             return
+        memory = self.memory
+        if memory[TORQUE_ENABLE] != 1 and memory[BUS_WATCHDOG] in (0, ct.BUS_WATCHDOG_TRIPPED) \
+                and self.velocity_rad_s == 0.0 and self.current_a == 0.0:
+            self._last_step = now  # limp and idle: nothing moves, nothing to watch
+            return
         while self._last_step < now:
             dt = min(MAX_SUBSTEP_S, now - self._last_step)
             self._last_step += dt
@@ -203,28 +226,41 @@ class EmulatedServo:
             self._set(ct.ITEMS['goal_position'], round(self.position_tick))  # stop where it is
 
     def _step(self, dt: float) -> None:
-        torque_on = self.memory[ct.ITEMS['torque_enable'].address] == 1
-        mode = self.memory[ct.ITEMS['operating_mode'].address]
-        if not torque_on or mode not in (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION,
-                                         ct.OperatingMode.EXTENDED_POSITION):
+        memory = self.memory
+        mode = memory[OPERATING_MODE]
+        if memory[TORQUE_ENABLE] != 1 or mode not in POSITION_MODES:
             self.velocity_rad_s = 0.0
             self.current_a = 0.0
             return
-        limit_a = self.get('current_limit') * self.model.current_unit_a
+        unit_a = self.model.current_unit_a
+        limit_a = int.from_bytes(memory[CURRENT_LIMIT:CURRENT_LIMIT + 2], 'little') * unit_a
         if mode == ct.OperatingMode.CURRENT_BASED_POSITION:
-            limit_a = min(limit_a, abs(self.get('goal_current')) * self.model.current_unit_a)
-        error_rad = (self.get('goal_position') - self.position_tick) * _rad_per_tick()
+            limit_a = min(limit_a, abs(int.from_bytes(memory[GOAL_CURRENT:GOAL_CURRENT + 2], 'little',
+                                                      signed=True)) * unit_a)
+        goal = int.from_bytes(memory[GOAL_POSITION:GOAL_POSITION + 4], 'little', signed=True)
+        error_rad = (goal - self.position_tick) * RAD_PER_TICK
         self.current_a = max(-limit_a, min(limit_a, error_rad * CURRENT_PER_RAD_ERROR_A))
         if self.faults.stalled:
             self.velocity_rad_s = 0.0
             return
         speed_limit = self.model.no_load_speed_rad_s
-        profile = self.get('profile_velocity')
+        profile = int.from_bytes(memory[PROFILE_VELOCITY:PROFILE_VELOCITY + 4], 'little')
         if profile:
-            speed_limit = min(speed_limit, profile * _velocity_unit_rad_s())
+            speed_limit = min(speed_limit, profile * VELOCITY_UNIT_RAD_S)
         velocity = max(-speed_limit, min(speed_limit, error_rad / MOTION_TIME_CONSTANT_S))
         self.velocity_rad_s = velocity
-        self.position_tick += velocity * dt / _rad_per_tick()
+        self.position_tick += velocity * dt / RAD_PER_TICK
+
+
+def _addressed_ids(packet: Packet) -> list[int]:
+    """Servo IDs an instruction packet speaks to (broadcast ping: none in particular)."""
+    params = packet.params
+    if packet.instruction in (Instruction.SYNC_READ, Instruction.FAST_SYNC_READ):
+        return list(params[4:])
+    if packet.instruction == Instruction.SYNC_WRITE and len(params) >= 4:
+        stride = 1 + int.from_bytes(params[2:4], 'little')
+        return [params[offset] for offset in range(4, len(params), stride)]
+    return [] if packet.packet_id == BROADCAST_ID else [packet.packet_id]
 
 
 def _build_item_index() -> dict[int, ct.Item]:
@@ -393,6 +429,13 @@ class ServoBusEmulator:
                 self.statistics.bytes_received += len(data)
                 packets = self._parser.feed(data)
                 now = time.monotonic()
+                # Bytes that waited in the pty while this thread was busy arrived "now" as far as
+                # the servos can tell: feed their watchdogs before integrating up to now.
+                for packet in packets:
+                    for servo_id in _addressed_ids(packet):
+                        servo = self.servos.get(servo_id)
+                        if servo is not None and servo.present:
+                            servo.touch(now)
                 for servo in self.servos.values():
                     servo.advance(now)
                 for packet in packets:
