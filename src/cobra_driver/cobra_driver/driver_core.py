@@ -148,6 +148,7 @@ class JointDriver:
         self.read_retries = 0
         self.cycles = 0
         self.cycles_without_fresh_data = 0
+        self.consecutive_silent_cycles = 0
         self.fast_sync_read = True
         self.latch_status = LatchStatus()
         self.latency_timer_ms: int | None = None
@@ -305,6 +306,7 @@ class JointDriver:
         ids = self._active_ids()
         self.bus.use_fast_sync_read = True
         for _ in range(3):
+            self.bus.plain_read_cycles_left = 0
             if self.bus.read_feedback(ids).fast:
                 self.fast_sync_read = True
                 return
@@ -414,8 +416,15 @@ class JointDriver:
         if result is None:
             return None
         self.read_retries += result.attempts - 1
-        for sid in ids:
-            self._account(sid, sid in result.values, now)
+        if result.values:
+            self.consecutive_silent_cycles = 0
+            for sid in ids:
+                self._account(sid, sid in result.values, now)
+        else:
+            # Nobody answered: a bus-level problem (power, cable to the U2D2, overload of the
+            # host), not evidence against any one servo; counted, never published as fresh.
+            self.read_failures += 1
+            self.consecutive_silent_cycles += 1
         self._last_feedback.update(result.values)
         self._check_feedback(result.values)
         self._poll_status(now)
@@ -740,6 +749,10 @@ class JointDriver:
         if self.state == 'disconnected':
             bus_entry = DiagnosticEntry('joint_driver: bus', 'error',
                                         f'disconnected: {self.disconnect_reason}; reconnecting', values)
+        elif self.consecutive_silent_cycles >= cfg.fault_after_failures:
+            bus_entry = DiagnosticEntry('joint_driver: bus', 'error',
+                                        f'no servo answered for {self.consecutive_silent_cycles} cycles: check the '
+                                        f'12 V supply and the RS-485 cable from the U2D2', values)
         elif missed or self.read_failures:
             bus_entry = DiagnosticEntry('joint_driver: bus', 'warn',
                                         f'{missed} missed deadlines, {self.read_failures} failed reads', values)

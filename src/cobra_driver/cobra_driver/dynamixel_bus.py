@@ -18,6 +18,8 @@ import dynamixel_sdk as sdk
 from cobra_driver import control_table as ct
 
 READ_POLL_S = 0.0002  # longest block in select while a reply is awaited
+PLAIN_READS_AFTER_FAST_FAILURE = 50
+MIN_REPLY_WAIT_MS = 0.3  # even a late cycle gives the bus this long to answer
 WIRE_BITS_PER_BYTE = 10  # start bit, 8 data bits, stop bit
 STATUS_OVERHEAD_BYTES = 11  # header 4, id, length 2, instruction, error, CRC 2
 INSTRUCTION_OVERHEAD_BYTES = 10  # header 4, id, length 2, instruction, CRC 2
@@ -153,6 +155,7 @@ class DynamixelBus:
         self._group_read: sdk.GroupSyncRead | None = None
         self._group_ids: tuple[int, ...] = ()
         self.use_fast_sync_read = True
+        self.plain_read_cycles_left = 0
 
     @staticmethod
     def block_length() -> int:
@@ -269,38 +272,56 @@ class DynamixelBus:
         group = self._read_group(ids)
         values: dict[int, dict[str, int]] = {}
         attempts = 0
-        fast = self.use_fast_sync_read
+        fast = self.use_fast_sync_read and self.plain_read_cycles_left == 0
+        if self.plain_read_cycles_left:
+            self.plain_read_cycles_left -= 1
         pending = list(ids)
         while pending:
             attempts += 1
             if fast and len(pending) == len(ids):
-                if self._fast_sync_read(group) == sdk.COMM_SUCCESS:
+                if self._fast_sync_read(group, deadline) == sdk.COMM_SUCCESS:
                     for servo_id in ids:
                         values[servo_id] = self.block.decode(group.data_dict[servo_id])
                     pending = []
                     break
-                fast = False  # retry with the plain Sync Read: it tells which servo failed
+                # A failed Fast Sync Read does not say who failed; plain Sync Read does, so use
+                # it for the retry and a few cycles after, until the culprit is found or recovers.
+                fast = False
+                self.plain_read_cycles_left = PLAIN_READS_AFTER_FAST_FAILURE
             else:
-                pending = self._sync_read_each(pending, values)
+                pending = self._sync_read_each(pending, values, deadline)
             if not pending or (deadline is not None and time.perf_counter() >= deadline) or attempts >= 3:
                 break
-        return ReadResult(values, pending, attempts, self.use_fast_sync_read and attempts == 1 and not pending)
+        return ReadResult(values, pending, attempts, fast and attempts == 1 and not pending)
 
-    @staticmethod
-    def _fast_sync_read(group: sdk.GroupSyncRead) -> int:
+    def _limit_wait(self, deadline: float | None) -> None:
+        """Never wait for a reply past the cycle's deadline (the SDK's own timeout is set on tx)."""
+        if deadline is None:
+            return
+        budget_ms = max(MIN_REPLY_WAIT_MS, (deadline - time.perf_counter()) * 1000.0)
+        if budget_ms < self.port.packet_timeout:
+            self.port.setPacketTimeoutMillis(budget_ms)
+
+    def _fast_sync_read(self, group: sdk.GroupSyncRead, deadline: float | None) -> int:
         try:
-            return group.fastSyncRead()
+            result = group.fastSyncReadTxPacket()
+            if result != sdk.COMM_SUCCESS:
+                return result
+            self._limit_wait(deadline)
+            return group.fastSyncReadRxPacket()
         except IndexError:
             # SDK 4.1.0 indexes past the data when a late reply to an earlier request is taken for
             # the Fast Sync Read status: treat it as the corrupt read it is.
             return sdk.COMM_RX_CORRUPT
 
-    def _sync_read_each(self, ids: list[int], values: dict[int, dict[str, int]]) -> list[int]:
+    def _sync_read_each(self, ids: list[int], values: dict[int, dict[str, int]],
+                        deadline: float | None = None) -> list[int]:
         length = self.block.length
         result = self.packet.syncReadTx(self.port, ct.INDIRECT_DATA_1, length, ids, len(ids), False)
         if result != sdk.COMM_SUCCESS:
             self.port.is_using = False
             raise BusError(f'sync read request failed: {self.packet.getTxRxResult(result)}')
+        self._limit_wait(deadline)
         failed = []
         for servo_id in ids:
             data, result, _ = self.packet.readRx(self.port, servo_id, length)

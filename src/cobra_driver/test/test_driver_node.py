@@ -82,6 +82,16 @@ def probe(ros_env):  # type: ignore[no-untyped-def]
     p.close()
 
 
+def eventually(condition, timeout: float = 3.0) -> bool:  # type: ignore[no-untyped-def]
+    """Sync Writes get no reply: give the emulator thread a moment to apply them."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def position_of(state: JointState, name: str) -> float | None:
     return state.position[list(state.name).index(name)] if name in state.name else None
 
@@ -112,12 +122,12 @@ def test_commands_move_joints_latch_torque_and_sigint_turns_torque_off(bus, ros_
         assert response.success, response.message
         assert probe.spin_until(lambda: bool(probe.latched) and probe.latched[-1])
         response = probe.call('torque/set', False)
-        assert response.success and bus.snapshot(3, 'torque_enable') == 0
+        assert response.success and eventually(lambda: bus.snapshot(3, 'torque_enable') == 0)
         assert probe.call('torque/set', True).success
     finally:
         output = stop_node(process, signal.SIGINT)
     assert process.returncode == 0, output
-    assert all(bus.snapshot(i, 'torque_enable') == 0 for i in range(1, 13)), output
+    assert eventually(lambda: all(bus.snapshot(i, 'torque_enable') == 0 for i in range(1, 13))), output
 
 
 def test_sigkill_leaves_the_bus_watchdog_to_stop_the_servo(bus, ros_env, probe) -> None:  # type: ignore[no-untyped-def]
