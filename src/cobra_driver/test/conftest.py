@@ -66,4 +66,18 @@ def make_driver() -> Iterator[Callable[..., JointDriver]]:
 
     yield make
     for driver in created:
+        if driver._loop_thread is not None:
+            driver.stop_loop(driver.loop_stop)  # type: ignore[attr-defined]
         driver.shutdown()
+
+
+@pytest.fixture
+def running_driver(make_driver: Callable[..., JointDriver]) -> Callable[..., tuple[JointDriver, list]]:
+    """Start a driver and its loop; returns (driver, published samples). Stopped at teardown."""
+    def start(port: str, **overrides: object) -> tuple[JointDriver, list]:
+        driver = make_driver(port, **overrides)
+        driver.start()
+        samples: list = []
+        driver.loop_stop = driver.start_loop(samples.append)  # type: ignore[attr-defined]
+        return driver, samples
+    return start

@@ -10,12 +10,6 @@ from cobra_driver import control_table as ct
 from cobra_driver.driver_core import StartupError
 
 
-def run(driver):
-    samples = []
-    stop = driver.start_loop(samples.append)
-    return samples, stop
-
-
 def test_startup_configures_every_servo(bus, make_driver, wait_for) -> None:
     driver = make_driver(bus.port)
     driver.start()
@@ -82,148 +76,106 @@ def test_pty_without_latency_timer_is_fine(bus, make_driver) -> None:
     assert driver.latency_timer_ms is None
 
 
-def test_command_moves_servo_and_joint_states_report_it(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port, zero_offsets_rad=[0.2] + [0.0] * 10, directions=[-1] + [1] * 10)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        def command() -> bool:
-            driver.call(lambda: driver.commands.submit(['joint_1'], [0.5], [], time.monotonic()))
-            return bool(samples) and abs(samples[-1].position_rad[0] - 0.5) < 0.01
-        assert wait_for(command)
-        # servo angle = direction * joint + offset = -0.5 + 0.2 rad
-        assert bus.snapshot(1, 'goal_position') == 2048 + round(-0.3 / (2 * math.pi / 4096))
-        assert samples[-1].names[0] == 'joint_1' and len(samples[-1].names) == 12
-    finally:
-        driver.stop_loop(stop)
+def test_command_moves_servo_and_joint_states_report_it(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port, zero_offsets_rad=[0.2] + [0.0] * 10, directions=[-1] + [1] * 10)
+    def command() -> bool:
+        driver.call(lambda: driver.commands.submit(['joint_1'], [0.5], [], time.monotonic()))
+        return bool(samples) and abs(samples[-1].position_rad[0] - 0.5) < 0.01
+    assert wait_for(command)
+    # servo angle = direction * joint + offset = -0.5 + 0.2 rad
+    assert bus.snapshot(1, 'goal_position') == 2048 + round(-0.3 / (2 * math.pi / 4096))
+    assert samples[-1].names[0] == 'joint_1' and len(samples[-1].names) == 12
 
 
-def test_nan_unknown_and_stale_commands_hold(bus, make_driver) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        now = time.monotonic()
-        assert driver.call(lambda: driver.commands.submit(['joint_2'], [float('nan')], [], now)).cause == 'non_finite'
-        assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_name'
-        assert driver.call(lambda: driver.commands.submit(['latch_joint'], [0.3], [], now)).cause == 'unknown_name'
-        time.sleep(0.2)
-        assert bus.snapshot(2, 'goal_position') == 2048
-        entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: commands')
-        assert entry.level == 'warn' and 'non_finite: 1' in entry.message and 'unknown_name: 2' in entry.message
-        driver.call(lambda: driver.commands.submit(['joint_2'], [0.3], [1.0], time.monotonic()))
-        time.sleep(0.5)  # stale after 0.2 s: the velocity feed-forward must not keep moving it
-        held = bus.snapshot(2, 'goal_position')
-        time.sleep(0.2)
-        assert bus.snapshot(2, 'goal_position') == held
-    finally:
-        driver.stop_loop(stop)
+def test_nan_unknown_and_stale_commands_hold(bus, running_driver) -> None:
+    driver, samples = running_driver(bus.port)
+    now = time.monotonic()
+    assert driver.call(lambda: driver.commands.submit(['joint_2'], [float('nan')], [], now)).cause == 'non_finite'
+    assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_name'
+    assert driver.call(lambda: driver.commands.submit(['latch_joint'], [0.3], [], now)).cause == 'unknown_name'
+    time.sleep(0.2)
+    assert bus.snapshot(2, 'goal_position') == 2048
+    entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: commands')
+    assert entry.level == 'warn' and 'non_finite: 1' in entry.message and 'unknown_name: 2' in entry.message
+    driver.call(lambda: driver.commands.submit(['joint_2'], [0.3], [1.0], time.monotonic()))
+    time.sleep(0.5)  # stale after 0.2 s: the velocity feed-forward must not keep moving it
+    held = bus.snapshot(2, 'goal_position')
+    time.sleep(0.2)
+    assert bus.snapshot(2, 'goal_position') == held
 
 
-def test_dropped_and_corrupt_replies_are_survived_and_counted(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        time.sleep(0.1)
-        bus.drop_responses(4, 2)
-        bus.corrupt_responses(9, 2)
-        assert wait_for(lambda: driver.read_failures + driver.read_retries >= 2)
-        count = len(samples)
-        assert wait_for(lambda: len(samples) > count + 5)
-        assert not any(h.faulted for h in driver.health.values())
-    finally:
-        driver.stop_loop(stop)
-
-
-def test_silent_servo_becomes_faulted_and_rejoins(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        bus.set_present(6, False)
-        assert wait_for(lambda: driver.health[6].faulted)
-        assert wait_for(lambda: bool(samples) and 'joint_6' not in samples[-1].names)  # no stale value as fresh
-        entry = next(e for e in driver.diagnostics() if 'joint_6' in e.name)
-        assert entry.level == 'error' and 'faulted' in entry.message
-        bus.set_present(6, True)
-        assert wait_for(lambda: not driver.health[6].faulted)
-        assert wait_for(lambda: 'joint_6' in samples[-1].names)
-    finally:
-        driver.stop_loop(stop)
-
-
-def test_hardware_error_reported_by_name_and_reboot_recovers(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        bus.raise_hardware_error(8, ct.HardwareErrorBit.OVERLOAD)
-        assert wait_for(lambda: driver.health[8].hardware_error == ct.HardwareErrorBit.OVERLOAD)
-        entry = next(e for e in driver.diagnostics() if 'joint_8' in e.name)
-        assert entry.level == 'error' and 'overload' in entry.message
-        assert any('joint_8 (ID 8) hardware error: overload' in m for _, m in driver.logs)
-        ok, message = driver.reboot_faulted()
-        assert ok and 'joint_8' in message
-        assert wait_for(lambda: driver.health[8].hardware_error == 0 and driver.health[8].rebooting_since is None)
-        assert wait_for(lambda: bus.snapshot(8, 'torque_enable') == 1)
-    finally:
-        driver.stop_loop(stop)
-
-
-def test_port_vanishing_reconnects_with_backoff(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        bus.vanish()
-        assert wait_for(lambda: driver.state == 'disconnected')
-        assert next(e for e in driver.diagnostics() if e.name == 'joint_driver: bus').level == 'error'
-        time.sleep(0.3)
-        bus.reappear()
-        assert wait_for(lambda: driver.state == 'running')
-        count = len(samples)
-        assert wait_for(lambda: len(samples) > count + 5)
-    finally:
-        driver.stop_loop(stop)
-
-
-def test_latch_engage_release_and_jam(bus, make_driver) -> None:
-    driver = make_driver(bus.port, latch_timeout_s=0.5)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        ok, message = driver.request_latch(True).result(timeout=5)
-        assert ok and driver.latch_status.latched, message
-        ok, message = driver.request_latch(False).result(timeout=5)
-        assert ok and not driver.latch_status.latched, message
-        bus.set_stalled(12, True)
-        ok, message = driver.request_latch(True).result(timeout=5)
-        assert not ok and 'jammed' in message
-        assert driver.latch_status.state == 'failed' and not driver.latch_status.latched
-    finally:
-        driver.stop_loop(stop)
-
-
-def test_shutdown_holds_then_turns_torque_off(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
+def test_dropped_and_corrupt_replies_are_survived_and_counted(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
     time.sleep(0.1)
-    driver.stop_loop(stop)
+    bus.drop_responses(4, 2)
+    bus.corrupt_responses(9, 2)
+    assert wait_for(lambda: driver.read_failures + driver.read_retries >= 2)
+    count = len(samples)
+    assert wait_for(lambda: len(samples) > count + 5)
+    assert not any(h.faulted for h in driver.health.values())
+
+
+def test_silent_servo_becomes_faulted_and_rejoins(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    bus.set_present(6, False)
+    assert wait_for(lambda: driver.health[6].faulted)
+    assert wait_for(lambda: bool(samples) and 'joint_6' not in samples[-1].names)  # no stale value as fresh
+    entry = next(e for e in driver.diagnostics() if 'joint_6' in e.name)
+    assert entry.level == 'error' and 'faulted' in entry.message
+    bus.set_present(6, True)
+    assert wait_for(lambda: not driver.health[6].faulted)
+    assert wait_for(lambda: 'joint_6' in samples[-1].names)
+
+
+def test_hardware_error_reported_by_name_and_reboot_recovers(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    bus.raise_hardware_error(8, ct.HardwareErrorBit.OVERLOAD)
+    assert wait_for(lambda: driver.health[8].hardware_error == ct.HardwareErrorBit.OVERLOAD)
+    entry = next(e for e in driver.diagnostics() if 'joint_8' in e.name)
+    assert entry.level == 'error' and 'overload' in entry.message
+    assert any('joint_8 (ID 8) hardware error: overload' in m for _, m in driver.logs)
+    ok, message = driver.reboot_faulted()
+    assert ok and 'joint_8' in message
+    assert wait_for(lambda: driver.health[8].hardware_error == 0 and driver.health[8].rebooting_since is None)
+    assert wait_for(lambda: bus.snapshot(8, 'torque_enable') == 1)
+
+
+def test_port_vanishing_reconnects_with_backoff(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    bus.vanish()
+    assert wait_for(lambda: driver.state == 'disconnected')
+    assert next(e for e in driver.diagnostics() if e.name == 'joint_driver: bus').level == 'error'
+    time.sleep(0.3)
+    bus.reappear()
+    assert wait_for(lambda: driver.state == 'running')
+    count = len(samples)
+    assert wait_for(lambda: len(samples) > count + 5)
+
+
+def test_latch_engage_release_and_jam(bus, running_driver) -> None:
+    driver, samples = running_driver(bus.port, latch_timeout_s=0.5)
+    ok, message = driver.request_latch(True).result(timeout=5)
+    assert ok and driver.latch_status.latched, message
+    ok, message = driver.request_latch(False).result(timeout=5)
+    assert ok and not driver.latch_status.latched, message
+    bus.set_stalled(12, True)
+    ok, message = driver.request_latch(True).result(timeout=5)
+    assert not ok and 'jammed' in message
+    assert driver.latch_status.state == 'failed' and not driver.latch_status.latched
+
+
+def test_shutdown_holds_then_turns_torque_off(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    time.sleep(0.1)
+    driver.stop_loop(driver.loop_stop)
     driver.shutdown()
     assert wait_for(lambda: all(bus.snapshot(i, 'torque_enable') == 0 for i in range(1, 13)))
     assert wait_for(lambda: all(bus.snapshot(i, 'bus_watchdog') == 0 for i in range(1, 13)))
 
 
-def test_torque_service_off_and_on(bus, make_driver, wait_for) -> None:
-    driver = make_driver(bus.port)
-    driver.start()
-    samples, stop = run(driver)
-    try:
-        assert driver.set_torque(False)[0]
-        assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 0)
-        assert driver.set_torque(True)[0]
-        assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 1)
-    finally:
-        driver.stop_loop(stop)
+def test_torque_service_off_and_on(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    assert driver.set_torque(False)[0]
+    assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 0)
+    assert driver.set_torque(True)[0]
+    assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 1)
