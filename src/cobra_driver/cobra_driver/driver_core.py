@@ -132,6 +132,7 @@ class JointDriver:
         self.log = log
         self.servos = config.servos()
         self.by_id = {servo.servo_id: servo for servo in self.servos}
+        self._joint_index = {joint.servo_id: i for i, joint in enumerate(config.joints)}
         if len(self.by_id) != len(self.servos):
             raise StartupError('two joints share a servo ID; each joint needs its own ID')
         self.health = {servo.servo_id: ServoHealth() for servo in self.servos}
@@ -363,7 +364,7 @@ class JointDriver:
         servo = self.by_id[servo_id]
         if servo is self.config.latch:
             return None if self._latch_target_rad is None else servo.ticks_from_rad(self._latch_target_rad)
-        index = self.config.joints.index(servo)
+        index = self._joint_index[servo_id]
         if targets is None:
             targets = self.commands.target(time.monotonic())
         return None if targets is None else servo.ticks_from_rad(float(targets[index]))

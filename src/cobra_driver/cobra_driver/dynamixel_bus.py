@@ -130,8 +130,19 @@ class FeedbackBlock:
         return [ct.ITEMS[name].address + byte for name in self.items for byte in range(ct.ITEMS[name].size)]
 
     def decode(self, raw: bytes | bytearray) -> dict[str, int]:
-        return {name: ct.decode(ct.ITEMS[name], raw[offset:offset + ct.ITEMS[name].size])
-                for name, offset in self.offsets().items()}
+        return {name: int.from_bytes(raw[offset:offset + size], 'little', signed=signed)
+                for name, offset, size, signed in self._layout()}
+
+    def _layout(self) -> list[tuple[str, int, int, bool]]:
+        layout = _LAYOUTS.get(self.items)
+        if layout is None:
+            offsets = self.offsets()
+            layout = [(n, offsets[n], ct.ITEMS[n].size, ct.ITEMS[n].signed) for n in self.items]
+            _LAYOUTS[self.items] = layout
+        return layout
+
+
+_LAYOUTS: dict[tuple[str, ...], list[tuple[str, int, int, bool]]] = {}
 
 
 @dataclass

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
@@ -46,10 +47,12 @@ class Probe:
         rclpy.init()
         self.node = Node('driver_test_probe')
         self.states: list[JointState] = []
+        self.diagnostics: list[DiagnosticArray] = []
         self.latched: list[bool] = []
         self.node.create_subscription(JointState, 'joint_states', self.states.append, qos_profile_sensor_data)
         self.node.create_subscription(Bool, 'latch/state', lambda m: self.latched.append(m.data),
                                       QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.node.create_subscription(DiagnosticArray, 'diagnostics', self.diagnostics.append, 10)
         self.commands = self.node.create_publisher(JointState, 'joint_commands', 10)
 
     def spin_until(self, condition, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
@@ -118,6 +121,10 @@ def test_commands_move_joints_latch_torque_and_sigint_turns_torque_off(bus, ros_
         probe.spin_until(lambda: False, timeout=0.3)
         assert abs(position_of(probe.states[-1], 'joint_3') - 0.4) < 0.02
 
+        assert probe.spin_until(lambda: bool(probe.diagnostics))
+        names = {status.name for status in probe.diagnostics[-1].status}
+        assert {'joint_driver: bus', 'joint_driver: joint_11 (ID 11)', 'joint_driver: latch'} <= names
+
         response = probe.call('latch/set', True)
         assert response.success, response.message
         assert probe.spin_until(lambda: bool(probe.latched) and probe.latched[-1])
@@ -150,3 +157,13 @@ def test_sigkill_leaves_the_bus_watchdog_to_stop_the_servo(bus, ros_env, probe) 
     assert bus.snapshot(5, 'present_position') == stopped
     assert stopped < 2048 + 1.5 / (2 * 3.14159 / 4096) - 100  # stopped well short of the target
     assert bus.snapshot(5, 'torque_enable') == 1  # it holds; it does not go limp
+
+
+def test_sigterm_turns_torque_off_and_exits_cleanly(bus, ros_env, probe) -> None:  # type: ignore[no-untyped-def]
+    process = start_node(ros_env, bus.port)
+    try:
+        assert probe.spin_until(lambda: len(probe.states) > 5), stop_node(process)
+    finally:
+        output = stop_node(process, signal.SIGTERM)
+    assert process.returncode == 0, output
+    assert eventually(lambda: all(bus.snapshot(i, 'torque_enable') == 0 for i in range(1, 13))), output
