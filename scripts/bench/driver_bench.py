@@ -107,6 +107,7 @@ def main() -> int:
         time.sleep(1.0)  # settle
         stamps.clear()
         start_cpu, start_wall = cpu_seconds(driver.pid), time.monotonic()
+        start_emulator_cpu = cpu_seconds(emulator.pid)
         baseline = dict(diagnostics)
         next_command = time.monotonic()
         while time.monotonic() - start_wall < args.seconds:
@@ -119,6 +120,8 @@ def main() -> int:
             rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, next_command - time.monotonic())))
         elapsed = time.monotonic() - start_wall
         driver_cpu = (cpu_seconds(driver.pid) - start_cpu) / elapsed * 100.0
+        emulator_cpu = (cpu_seconds(emulator.pid) - start_emulator_cpu) / elapsed * 100.0
+        load = os.getloadavg()[0]
         end = time.monotonic() + 1.5
         while time.monotonic() < end:
             rclpy.spin_once(node, timeout_sec=0.05)
@@ -164,7 +167,10 @@ def main() -> int:
         wire = wire_time_s(expected, baud) * 1e3
         print(f'  wire time per cycle @ {baud / 1e6:.0f} Mbps  {wire:.3f} ms of {period_ms:.3f} ms '
               f'({100 * wire / period_ms:.0f} % of the period, before per-packet latencies)')
-    print(f'  driver CPU use              {driver_cpu:.1f} % of one core')
+    print(f'  driver CPU use              {driver_cpu:.1f} % of one core '
+          f'({driver_cpu * 10 / max(1.0, len(stamps) / elapsed):.3f} ms per published cycle)')
+    print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos)')
+    print(f'  machine load average        {load:.2f} on {os.cpu_count()} CPUs')
     print(f'  driver log                  {tmp / "driver.log"}')
     return 0
 

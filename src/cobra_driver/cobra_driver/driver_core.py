@@ -216,10 +216,7 @@ class JointDriver:
             for servo in present:
                 self._configure_servo(servo)
             self._choose_read_mode()
-            feedback = bus.read_feedback(self._active_ids())
-            self._last_feedback.update(feedback.values)
-            hold_ticks = {i: v['present_position'] for i, v in feedback.values.items()}
-            self._hold_at(hold_ticks)
+            self._hold_at(self._read_positions(self._active_ids()))
             self._watchdogs_armed = False  # armed by the first cycle: only the loop feeds them
             want_torque = cfg.torque_on_start if initial else self.torque_enabled
             if want_torque:
@@ -331,6 +328,20 @@ class JointDriver:
         if self.bus is not None and ticks:
             goals = {sid: self._goal_tick(sid) for sid in ticks}
             self.bus.sync_write('goal_position', {k: v for k, v in goals.items() if v is not None})
+
+    def _read_positions(self, ids: tuple[int, ...], attempts: int = 5) -> dict[int, int]:
+        """Present position of every servo in `ids`, or BusError: holding needs all of them,
+        since a servo without one would be sent to a made-up goal when torque comes on."""
+        assert self.bus is not None
+        ticks: dict[int, int] = {}
+        for _ in range(attempts):
+            result = self.bus.read_feedback(tuple(i for i in ids if i not in ticks))
+            self._last_feedback.update(result.values)
+            ticks.update({i: v['present_position'] for i, v in result.values.items()})
+            if len(ticks) == len(ids):
+                return ticks
+        missing = ', '.join(self.label(self.by_id[i]) for i in ids if i not in ticks)
+        raise BusError(f'could not read the present position of {missing}; not enabling torque')
 
     def _arm_watchdogs(self, ids: tuple[int, ...]) -> None:
         assert self.bus is not None
@@ -619,8 +630,7 @@ class JointDriver:
             try:
                 ids = tuple(i for i in self._active_ids() if not self.health[i].hardware_error)
                 if enabled:
-                    feedback = self.bus.read_feedback(ids)
-                    self._hold_at({i: v['present_position'] for i, v in feedback.values.items()})
+                    self._hold_at(self._read_positions(ids))
                     self._arm_watchdogs(ids)
                 self._set_torque_ids(ids, enabled)
                 self.torque_enabled = enabled
