@@ -301,6 +301,8 @@ class DynamixelBus:
                 self.plain_read_cycles_left = PLAIN_READS_AFTER_FAST_FAILURE
             else:
                 pending = self._sync_read_each(pending, values, deadline)
+                if not pending:
+                    self.plain_read_cycles_left = 0  # everyone answered: no culprit to find
             if not pending or (deadline is not None and time.perf_counter() >= deadline) or attempts >= 3:
                 break
         return ReadResult(values, pending, attempts, fast and attempts == 1 and not pending)
