@@ -22,7 +22,11 @@ def test_startup_configures_every_servo(bus, make_driver, wait_for) -> None:
     # URDF limits +-1.5708 rad -> ticks 1024..3072 written to the position limit registers
     assert (bus.snapshot(1, 'min_position_limit'), bus.snapshot(1, 'max_position_limit')) == (1024, 3072)
     assert driver.fast_sync_read
-    driver.cycle()
+
+    def cycle_has_expected_bytes() -> bool:  # README arithmetic: 74 + 26 + 200 bytes for 12 servos
+        driver.cycle()
+        return driver.bytes_per_cycle == driver.expected_bytes_per_cycle() == 300
+    assert wait_for(cycle_has_expected_bytes)
     assert wait_for(lambda: all(bus.snapshot(i, 'bus_watchdog') == 5 for i in range(1, 13)))
 
 
@@ -113,6 +117,8 @@ def test_dropped_and_corrupt_replies_are_survived_and_counted(bus, running_drive
     count = len(samples)
     assert wait_for(lambda: len(samples) > count + 5)
     assert not any(h.faulted for h in driver.health.values())
+    bus_entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: bus')
+    assert bus_entry.level == 'warn' and 'failed reads' in bus_entry.message
 
 
 def test_silent_servo_becomes_faulted_and_rejoins(bus, running_driver, wait_for) -> None:
@@ -179,3 +185,11 @@ def test_torque_service_off_and_on(bus, running_driver, wait_for) -> None:
     assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 0)
     assert driver.set_torque(True)[0]
     assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 1)
+
+
+def test_voltage_and_temperature_polled_into_diagnostics(bus, running_driver, wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    assert wait_for(lambda: driver.health[11].voltage_v == 12.0)
+    entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: joint_11 (ID 11)')
+    assert entry.values['voltage_v'] == '12.0' and entry.values['temperature_c'] == '36'
+    assert entry.values['model'] == 'XH540-W270-R'

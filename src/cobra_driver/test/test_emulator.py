@@ -1,5 +1,8 @@
 """The emulator answers the official SDK exactly like servos (SDK calls used unchanged)."""
 
+import os
+import subprocess
+import sys
 import time
 
 import dynamixel_sdk as sdk
@@ -116,3 +119,27 @@ def test_return_delay_time_adds_up_on_sync_read(bus) -> None:
     start = time.perf_counter()
     assert reader.txRxPacket() == sdk.COMM_SUCCESS
     assert time.perf_counter() - start >= 12 * 0.0005  # default 250 x 2 us per servo
+
+
+def test_console_script_prints_pty_and_takes_fault_commands(tmp_path) -> None:
+    link = tmp_path / 'ttyEMU'
+    process = subprocess.Popen([sys.executable, '-m', 'cobra_driver.emulator', '--link', str(link)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+    try:
+        assert process.stdout.readline().strip() == str(link)
+        assert os.path.realpath(link).startswith('/dev/pts/')
+
+        def ask(line: str) -> str:
+            process.stdin.write(line + '\n')
+            process.stdin.flush()
+            return process.stdout.readline().strip()
+        assert ask('get 12 model_number') == '1220'
+        assert ask('hwerror 3 4') == 'ok'
+        assert ask('get 3 hardware_error_status') == '4'
+        assert ask('bogus') == "unknown command 'bogus'"
+    finally:
+        process.stdin.write('quit\n')
+        process.stdin.flush()
+        process.stdin.close()
+        assert process.wait(timeout=10) == 0
