@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
@@ -159,10 +162,22 @@ def test_sigkill_leaves_the_bus_watchdog_to_stop_the_servo(bus, ros_env, probe) 
     assert bus.snapshot(5, 'torque_enable') == 1  # it holds; it does not go limp
 
 
-def test_sigterm_turns_torque_off_and_exits_cleanly(bus, ros_env, probe) -> None:  # type: ignore[no-untyped-def]
+def test_parameter_updates_are_validated_then_sigterm_turns_torque_off(bus, ros_env, probe) -> None:  # type: ignore[no-untyped-def]
     process = start_node(ros_env, bus.port)
     try:
         assert probe.spin_until(lambda: len(probe.states) > 5), stop_node(process)
+        client = AsyncParameterClient(probe.node, 'joint_driver')
+        assert client.wait_for_services(timeout_sec=10.0)
+
+        def set_one(name: str, value: object) -> SetParametersResult:
+            future = client.set_parameters([Parameter(name, value=value)])
+            assert probe.spin_until(future.done)
+            return future.result().results[0]
+        assert set_one('stale_command_s', 0.5).successful
+        rejected = set_one('rate_hz', 250.0)
+        assert not rejected.successful and 'only at start-up' in rejected.reason
+        rejected = set_one('command_mode', 'spline')
+        assert not rejected.successful and 'command_mode must be one of' in rejected.reason
     finally:
         output = stop_node(process, signal.SIGTERM)
     assert process.returncode == 0, output
