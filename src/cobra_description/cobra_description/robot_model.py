@@ -288,7 +288,7 @@ def default_urdf_path(robot: str = DEFAULT_ROBOT) -> Path:
         candidate = Path(get_package_share_directory('cobra_description')) / 'urdf' / f'{robot}.urdf'
         if candidate.exists():
             return candidate
-    except (ImportError, LookupError, ValueError, OSError):  # OSError: AMENT_PREFIX_PATH unset
+    except (ImportError, LookupError, ValueError, OSError):
         pass
     return Path(__file__).resolve().parents[3] / 'urdf' / f'{robot}.urdf'
 
