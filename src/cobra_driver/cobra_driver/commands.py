@@ -1,10 +1,12 @@
-"""Joint command intake: contract safety rules and the target the 500 Hz loop sends (no ROS).
+"""Joint command intake: the contract's safety rules, then the target the 500 Hz loop sends (no ROS).
 
-Rules (docs contract): a message with an unknown name or a non-finite value is ignored as a
-whole; no fresh command for `stale_after_s` -> hold; targets clamped to the URDF limits.
-Between ~100 Hz arrivals the target is either held, or interpolated from the previous to the
-newest command over the measured arrival interval (one interval of added latency, no overshoot),
-or extrapolated with the command's velocity feed-forward (capped at one interval).
+The rules themselves (unknown name / non-finite / length mismatch -> ignore the whole message;
+clamp to the URDF limits; stale after `timeout_s` -> hold) are the shared
+`cobra_description.command_guard.JointCommandGuard`; this module adds what a 500 Hz consumer of
+~100 Hz commands needs. Between arrivals the target is either held, or interpolated from the
+previous to the newest command over the measured arrival interval (one interval of added
+latency, no overshoot), or extrapolated with the command's velocity feed-forward (capped at one
+interval). A stale command holds the last target sent, so going stale never causes a jump.
 """
 
 from __future__ import annotations
@@ -14,28 +16,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cobra_description.command_guard import JointCommandGuard
+from cobra_description.robot_model import Joint
 
 MODES = ('hold', 'interpolate')
 
 
 @dataclass(frozen=True)
 class Rejection:
-    cause: str  # 'unknown_name' | 'non_finite' | 'malformed'
+    cause: str  # JointCommandGuard's cause keys: 'unknown_joint', 'non_finite', 'length_mismatch'
     detail: str
 
 
 class CommandTracker:
     """Latest accepted joint command and the position target derived from it."""
 
-    def __init__(self, joint_names: Sequence[str], lower_rad: Sequence[float], upper_rad: Sequence[float], *,
-                 stale_after_s: float = 0.2, mode: str = 'interpolate', max_interval_s: float = 0.05) -> None:
+    def __init__(self, joints: Sequence[Joint], *, timeout_s: float = 0.2, mode: str = 'interpolate',
+                 max_interval_s: float = 0.05) -> None:
         if mode not in MODES:
             raise ValueError(f"command mode '{mode}' unknown; use one of {MODES}")
-        self.joint_names = list(joint_names)
+        self.guard = JointCommandGuard(joints, timeout_s=timeout_s)
+        self.joint_names = [joint.name for joint in joints]
         self._index = {name: i for i, name in enumerate(self.joint_names)}
-        self.lower = np.asarray(lower_rad, dtype=float)
-        self.upper = np.asarray(upper_rad, dtype=float)
-        self.stale_after_s = stale_after_s
+        self.lower = np.array([joint.limits.lower_rad for joint in joints])
+        self.upper = np.array([joint.limits.upper_rad for joint in joints])
         self.mode = mode
         self.max_interval_s = max_interval_s
         self._latest: np.ndarray | None = None
@@ -45,7 +49,18 @@ class CommandTracker:
         self._interval_s = max_interval_s
         self._hold: np.ndarray | None = None
         self.accepted = 0
-        self.rejected: dict[str, int] = {}
+
+    @property
+    def timeout_s(self) -> float:
+        return self.guard.timeout_s
+
+    @timeout_s.setter
+    def timeout_s(self, value: float) -> None:
+        self.guard.timeout_s = value
+
+    @property
+    def rejected(self) -> dict[str, int]:
+        return dict(self.guard.rejections)
 
     def hold(self, positions_rad: np.ndarray) -> None:
         """Forget commands and hold these positions (start-up, torque re-enabled, reconnect)."""
@@ -55,52 +70,40 @@ class CommandTracker:
 
     def submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                received_at: float) -> Rejection | None:
-        unknown = [n for n in names if n not in self._index]
-        if unknown:
-            return self._reject('unknown_name', f'unknown joint name(s) {unknown}; known: {self.joint_names}')
-        if len(positions) != len(names) or (len(velocities) not in (0, len(names))):
-            return self._reject('malformed', f'{len(names)} names but {len(positions)} positions and '
-                                             f'{len(velocities)} velocities')
-        values = list(positions) + list(velocities)
-        if not all(math.isfinite(v) for v in values):
-            return self._reject('non_finite', 'non-finite position or velocity')
-        base = self._latest if self._latest is not None else self._current_hold()
+        verdict = self.guard.check(names, positions, received_at)
+        if verdict.positions_rad is None:
+            return Rejection(verdict.cause or 'rejected', verdict.detail)
+        if velocities and (len(velocities) != len(names) or not all(math.isfinite(v) for v in velocities)):
+            cause = 'length_mismatch' if len(velocities) != len(names) else 'non_finite'
+            self.guard.rejections[cause] += 1
+            return Rejection(cause, f'bad velocity feed-forward {list(velocities)} for {list(names)}')
+        base = self._latest if self._latest is not None else self._hold
         if base is None:
-            return self._reject('malformed', 'no hold position known yet')
+            return Rejection('no_hold', 'no hold position known yet')
         target = base.copy()
         velocity = np.zeros(len(self.joint_names))
         for i, name in enumerate(names):
-            target[self._index[name]] = positions[i]
+            target[self._index[name]] = verdict.positions_rad[name]
             if velocities:
                 velocity[self._index[name]] = velocities[i]
-        target = np.clip(target, self.lower, self.upper)
         if self._latest is not None and math.isfinite(self._received_at):
             self._interval_s = min(self.max_interval_s, max(1e-3, received_at - self._received_at))
             self._previous = self._latest
         else:
-            self._previous = self._current_hold()
+            self._previous = None if self._hold is None else self._hold.copy()
         self._latest = target
         self._velocity = velocity if velocities else None
         self._received_at = received_at
         self.accepted += 1
         return None
 
-    def _reject(self, cause: str, detail: str) -> Rejection:
-        self.rejected[cause] = self.rejected.get(cause, 0) + 1
-        return Rejection(cause, detail)
-
-    def _current_hold(self) -> np.ndarray | None:
-        return None if self._hold is None else self._hold.copy()
-
     def is_stale(self, now: float) -> bool:
-        return now - self._received_at > self.stale_after_s
+        return self.guard.is_stale(now)
 
     def target(self, now: float) -> np.ndarray | None:
-        """Position target for the cycle at `now` (None before any hold position is known).
-
-        A stale command holds the last target sent, so going stale never causes a jump."""
+        """Position target for the cycle at `now` (None before any hold position is known)."""
         if self._latest is None or self.is_stale(now):
-            return self._current_hold()
+            return None if self._hold is None else self._hold.copy()
         self._hold = self._interpolated(now)
         return self._hold.copy()
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import serial
 
+from cobra_description.robot_model import Joint
+
 from cobra_driver import control_table as ct
 from cobra_driver.commands import CommandTracker
 from cobra_driver.dynamixel_bus import (
@@ -66,7 +68,8 @@ class DriverConfig:
     status_poll_period_s: float = 0.5
     reconnect_min_s: float = 0.2
     reconnect_max_s: float = 5.0
-    stale_command_s: float = 0.2
+    command_timeout_s: float = 0.2
+    command_joints: list[Joint] = field(default_factory=list)  # URDF joints of `joints`, for the guard
     command_mode: str = 'interpolate'
     latch_engaged_rad: float | None = None  # None: the URDF upper limit
     latch_released_rad: float | None = None  # None: the URDF lower limit
@@ -136,8 +139,7 @@ class JointDriver:
         if len(self.by_id) != len(self.servos):
             raise StartupError('two joints share a servo ID; each joint needs its own ID')
         self.health = {servo.servo_id: ServoHealth() for servo in self.servos}
-        self.commands = CommandTracker([j.joint_name for j in config.joints], [j.lower_rad for j in config.joints],
-                                       [j.upper_rad for j in config.joints], stale_after_s=config.stale_command_s,
+        self.commands = CommandTracker(config.command_joints, timeout_s=config.command_timeout_s,
                                        mode=config.command_mode)
         self.bus: DynamixelBus | None = None
         self.torque_enabled = False

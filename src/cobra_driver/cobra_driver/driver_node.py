@@ -28,7 +28,7 @@ from cobra_driver.driver_config import PARAMETERS, ConfigError, build_config, va
 from cobra_driver.driver_core import JointDriver, JointSample, StartupError
 
 NODE_NAME = 'joint_driver'
-RUNTIME_PARAMETERS = {'stale_command_s', 'command_mode', 'latch_timeout_s', 'latch_tolerance_rad',
+RUNTIME_PARAMETERS = {'command_timeout_s', 'command_mode', 'latch_timeout_s', 'latch_tolerance_rad',
                       'latch_grip_current_a'}
 REJECTION_LOG_PERIOD_S = 5.0
 LEVELS = {'ok': DiagnosticStatus.OK, 'warn': DiagnosticStatus.WARN, 'error': DiagnosticStatus.ERROR}
@@ -135,8 +135,8 @@ class JointDriverNode(Node):
         return SetParametersResult(successful=True)
 
     def _apply_runtime(self, name: str, value: object) -> None:
-        if name == 'stale_command_s':
-            self.driver.commands.stale_after_s = float(value)  # type: ignore[arg-type]
+        if name == 'command_timeout_s':
+            self.driver.commands.timeout_s = float(value)  # type: ignore[arg-type]
         elif name == 'command_mode':
             self.driver.commands.mode = str(value)
         else:

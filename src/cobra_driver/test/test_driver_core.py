@@ -95,12 +95,12 @@ def test_nan_unknown_and_stale_commands_hold(bus, running_driver) -> None:
     driver, samples = running_driver(bus.port)
     now = time.monotonic()
     assert driver.call(lambda: driver.commands.submit(['joint_2'], [float('nan')], [], now)).cause == 'non_finite'
-    assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_name'
-    assert driver.call(lambda: driver.commands.submit(['latch_joint'], [0.3], [], now)).cause == 'unknown_name'
+    assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_joint'
+    assert driver.call(lambda: driver.commands.submit(['latch_joint'], [0.3], [], now)).cause == 'unknown_joint'
     time.sleep(0.2)
     assert bus.snapshot(2, 'goal_position') == 2048
     entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: commands')
-    assert entry.level == 'warn' and 'non_finite: 1' in entry.message and 'unknown_name: 2' in entry.message
+    assert entry.level == 'warn' and 'non_finite: 1' in entry.message and 'unknown_joint: 2' in entry.message
     driver.call(lambda: driver.commands.submit(['joint_2'], [0.3], [1.0], time.monotonic()))
     time.sleep(0.5)  # stale after 0.2 s: the velocity feed-forward must not keep moving it
     held = bus.snapshot(2, 'goal_position')

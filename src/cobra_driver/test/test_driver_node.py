@@ -173,7 +173,7 @@ def test_parameter_updates_are_validated_then_sigterm_turns_torque_off(bus, ros_
             future = client.set_parameters([Parameter(name, value=value)])
             assert probe.spin_until(future.done)
             return future.result().results[0]
-        assert set_one('stale_command_s', 0.5).successful
+        assert set_one('command_timeout_s', 0.5).successful
         rejected = set_one('rate_hz', 250.0)
         assert not rejected.successful and 'only at start-up' in rejected.reason
         rejected = set_one('command_mode', 'spline')

@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pytest
 
+from cobra_description.robot_model import Joint, JointLimits, Pose
+
 from cobra_driver import control_table as ct
 from cobra_driver.commands import CommandTracker
 from cobra_driver.joint_map import JointServo
@@ -41,18 +43,23 @@ def test_limits_outside_the_turn_are_rejected() -> None:
         JointServo('joint_1', 1, ct.XH540_W270, 3.0, 1, -1.5708, 1.5708)
 
 
+def urdf_joint(name: str) -> Joint:
+    return Joint(name, 'revolute', 'parent', 'child', Pose(), (0.0, 0.0, 1.0), JointLimits(-1.0, 1.0, 1.0, 1.0))
+
+
 def tracker(**kwargs) -> CommandTracker:
-    t = CommandTracker(['a', 'b'], [-1.0, -1.0], [1.0, 1.0], **kwargs)
+    t = CommandTracker([urdf_joint('a'), urdf_joint('b')], **kwargs)
     t.hold(np.array([0.1, 0.2]))
     return t
 
 
 def test_unknown_name_and_non_finite_are_ignored_and_counted() -> None:
     t = tracker()
-    assert t.submit(['a', 'zz'], [0.5, 0.5], [], 0.0).cause == 'unknown_name'
+    assert t.submit(['a', 'zz'], [0.5, 0.5], [], 0.0).cause == 'unknown_joint'
     assert t.submit(['a'], [math.nan], [], 0.0).cause == 'non_finite'
     assert t.submit(['a'], [0.5], [math.inf], 0.0).cause == 'non_finite'
-    assert t.rejected == {'unknown_name': 1, 'non_finite': 2}
+    assert t.submit(['a', 'b'], [0.5], [], 0.0).cause == 'length_mismatch'
+    assert t.rejected == {'unknown_joint': 1, 'non_finite': 2, 'length_mismatch': 1}
     assert np.allclose(t.target(0.01), [0.1, 0.2])
 
 
@@ -63,7 +70,7 @@ def test_clamp_to_limits_and_partial_commands_keep_other_joints() -> None:
 
 
 def test_stale_command_holds_last_target() -> None:
-    t = tracker(mode='hold', stale_after_s=0.2)
+    t = tracker(mode='hold', timeout_s=0.2)
     t.submit(['a', 'b'], [0.5, -0.5], [0.0, 0.0], 0.0)
     assert np.allclose(t.target(0.1), [0.5, -0.5])
     assert t.is_stale(0.3)
@@ -71,7 +78,7 @@ def test_stale_command_holds_last_target() -> None:
 
 
 def test_stale_velocity_command_does_not_keep_moving() -> None:
-    t = tracker(stale_after_s=0.2, max_interval_s=0.05)
+    t = tracker(timeout_s=0.2, max_interval_s=0.05)
     t.submit(['a', 'b'], [0.0, 0.0], [1.0, 1.0], 0.0)
     moving = t.target(0.01)
     assert np.allclose(moving, [0.01, 0.01])
