@@ -744,7 +744,7 @@ class JointDriver:
         expected = self.expected_bytes_per_cycle(n_active)
         values = {
             'port': cfg.port, 'baud_rate': str(cfg.baud_rate), 'state': self.state,
-            'fast_sync_read': str(self.fast_sync_read), 'torque': str(self.torque_enabled),
+            'fast_sync_read': str(self.fast_sync_read), 'torque_enabled': str(self.torque_enabled),
             'cycles': str(self.cycles), 'missed_deadlines': str(missed),
             'read_failures': str(self.read_failures), 'read_retries': str(self.read_retries),
             'bytes_per_cycle': f'{self.bytes_per_cycle:.0f}', 'expected_bytes_per_cycle': str(expected),
@@ -777,7 +777,9 @@ class JointDriver:
             'joint_driver: commands', 'warn' if self.commands.rejected else 'ok',
             f'rejected commands: {rejected}' if self.commands.rejected else 'ok',
             {'accepted': str(self.commands.accepted), 'rejected': rejected,
-             'stale': str(self.commands.is_stale(time.monotonic()))}))
+             'stale': str(self.commands.is_stale(time.monotonic())),
+             'commands_clamped': str(self.commands.guard.clamped),
+             **{f'commands_rejected_{cause}': str(count) for cause, count in self.commands.rejected.items()}}))
         for servo in self.servos:
             health = self.health[servo.servo_id]
             level, message = 'ok', 'ok'

@@ -101,6 +101,7 @@ def test_nan_unknown_and_stale_commands_hold(bus, running_driver) -> None:
     assert bus.snapshot(2, 'goal_position') == 2048
     entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: commands')
     assert entry.level == 'warn' and 'non_finite: 1' in entry.message and 'unknown_joint: 2' in entry.message
+    assert entry.values['commands_rejected_unknown_joint'] == '2'  # same keys as the sim
     driver.call(lambda: driver.commands.submit(['joint_2'], [0.3], [1.0], time.monotonic()))
     time.sleep(0.5)  # stale after 0.2 s: the velocity feed-forward must not keep moving it
     held = bus.snapshot(2, 'goal_position')
