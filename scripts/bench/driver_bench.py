@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCES = [str(p) for p in sorted((REPO / 'src').iterdir()) if (p / 'package.xml').exists()]
 sys.path[:0] = SOURCES
 
-from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s  # noqa: E402
+from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s
 
 
 def cpu_seconds(pid: int) -> float:

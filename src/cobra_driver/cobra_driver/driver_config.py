@@ -6,6 +6,7 @@ cobra_description, never from this file or the YAML.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -108,7 +109,7 @@ def validate(name: str, value: Any) -> str | None:
 
 
 def _optional(value: float) -> float | None:
-    return None if value != value else float(value)  # NaN means "use the URDF"
+    return None if math.isnan(value) else float(value)  # NaN means "use the URDF"
 
 
 def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> DriverConfig:

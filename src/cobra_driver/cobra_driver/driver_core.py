@@ -34,7 +34,8 @@ LogFunction = Callable[[str, str], None]  # (level 'info'|'warn'|'error', messag
 PORT_FAILURES = (OSError, termios.error, serial.SerialException, PortUnavailableError)
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
 SETUP_TIMEOUT_MARGIN_MS = 50.0  # set-up is not time critical: ride out scheduling hiccups
-REBOOT_SETTLE_S = 0.3  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
+REBOOT_SETTLE_S = 0.3
+PROBE_PERIOD_S = 0.5  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 
 
 class StartupError(RuntimeError):
@@ -493,15 +494,13 @@ class JointDriver:
         """Ping faulted servos twice a second and rebooting ones once they have settled."""
         bus = self.bus
         assert bus is not None
+        if now < self._next_probe:
+            return
+        self._next_probe = now + PROBE_PERIOD_S  # each silent ping costs a reply timeout: rarely
         for sid, health in self.health.items():
-            if health.rebooting_since is not None and now - health.rebooting_since >= REBOOT_SETTLE_S:
-                if bus.ping(sid, retries=0) is not None:
-                    self._restore_servo(sid)
-            elif (health.faulted or health.missing) and now >= self._next_probe:
-                if bus.ping(sid, retries=0) is not None:
-                    self._restore_servo(sid)
-        if now >= self._next_probe:
-            self._next_probe = now + 0.5
+            settled = health.rebooting_since is not None and now - health.rebooting_since >= REBOOT_SETTLE_S
+            if (settled or health.faulted or health.missing) and bus.ping(sid, retries=0) is not None:
+                self._restore_servo(sid)
 
     def _restore_servo(self, sid: int) -> None:
         """A servo answers again: configure it if it lost its RAM (power cycle, reboot), re-join the loop."""

@@ -87,17 +87,17 @@ class CountingPortHandler(sdk.PortHandler):
         self.bytes_written = 0
         self.bytes_read = 0
 
-    def setPacketTimeout(self, packet_length: int) -> None:  # noqa: N802 (SDK name)
+    def setPacketTimeout(self, packet_length: int) -> None:
         self.packet_start_time = self.getCurrentTime()
         self.packet_timeout = (self.tx_time_per_byte * packet_length) + 2.0 * self.usb_latency_ms \
             + self.timeout_margin_ms
 
-    def writePort(self, packet: list[int]) -> int:  # noqa: N802
+    def writePort(self, packet: list[int]) -> int:
         written = super().writePort(packet)
         self.bytes_written += written or 0
         return written
 
-    def readPort(self, length: int) -> bytes:  # noqa: N802
+    def readPort(self, length: int) -> bytes:
         data = super().readPort(length)
         if not data:
             # The SDK polls a non-blocking port in a tight loop; block briefly in select instead,
@@ -224,7 +224,7 @@ class DynamixelBus:
     def read(self, servo_id: int, name: str, retries: int = 2) -> int:
         item = ct.ITEMS[name]
         for _ in range(retries + 1):
-            data, result, error = self.packet.readTxRx(self.port, servo_id, item.address, item.size)
+            data, result, _ = self.packet.readTxRx(self.port, servo_id, item.address, item.size)
             if result == sdk.COMM_SUCCESS and len(data) == item.size:
                 return ct.decode(item, bytes(data))
         raise BusError(f'reading {name} of servo {servo_id} failed: {self.packet.getTxRxResult(result)}')

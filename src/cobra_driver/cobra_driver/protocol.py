@@ -137,7 +137,7 @@ class PacketParser:
         while True:
             start = self._buffer.find(HEADER)
             if start < 0:
-                keep = 3 if len(self._buffer) >= 3 else len(self._buffer)
+                keep = min(3, len(self._buffer))  # a header may straddle two reads
                 self.discarded_bytes += len(self._buffer) - keep
                 del self._buffer[:len(self._buffer) - keep]
                 return packets

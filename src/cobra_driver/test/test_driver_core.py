@@ -92,7 +92,7 @@ def test_command_moves_servo_and_joint_states_report_it(bus, running_driver, wai
 
 
 def test_nan_unknown_and_stale_commands_hold(bus, running_driver) -> None:
-    driver, samples = running_driver(bus.port)
+    driver, _ = running_driver(bus.port)
     now = time.monotonic()
     assert driver.call(lambda: driver.commands.submit(['joint_2'], [float('nan')], [], now)).cause == 'non_finite'
     assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_joint'
@@ -135,7 +135,7 @@ def test_silent_servo_becomes_faulted_and_rejoins(bus, running_driver, wait_for)
 
 
 def test_hardware_error_reported_by_name_and_reboot_recovers(bus, running_driver, wait_for) -> None:
-    driver, samples = running_driver(bus.port)
+    driver, _ = running_driver(bus.port)
     bus.raise_hardware_error(8, ct.HardwareErrorBit.OVERLOAD)
     assert wait_for(lambda: driver.health[8].hardware_error == ct.HardwareErrorBit.OVERLOAD)
     entry = next(e for e in driver.diagnostics() if 'joint_8' in e.name)
@@ -160,7 +160,7 @@ def test_port_vanishing_reconnects_with_backoff(bus, running_driver, wait_for) -
 
 
 def test_latch_engage_release_and_jam(bus, running_driver) -> None:
-    driver, samples = running_driver(bus.port, latch_timeout_s=0.5)
+    driver, _ = running_driver(bus.port, latch_timeout_s=0.5)
     ok, message = driver.request_latch(True).result(timeout=5)
     assert ok and driver.latch_status.latched, message
     ok, message = driver.request_latch(False).result(timeout=5)
@@ -172,7 +172,7 @@ def test_latch_engage_release_and_jam(bus, running_driver) -> None:
 
 
 def test_shutdown_holds_then_turns_torque_off(bus, running_driver, wait_for) -> None:
-    driver, samples = running_driver(bus.port)
+    driver, _ = running_driver(bus.port)
     time.sleep(0.1)
     driver.stop_loop(driver.loop_stop)
     driver.shutdown()
@@ -181,7 +181,7 @@ def test_shutdown_holds_then_turns_torque_off(bus, running_driver, wait_for) -> 
 
 
 def test_torque_service_off_and_on(bus, running_driver, wait_for) -> None:
-    driver, samples = running_driver(bus.port)
+    driver, _ = running_driver(bus.port)
     assert driver.set_torque(False)[0]
     assert wait_for(lambda: bus.snapshot(3, 'torque_enable') == 0)
     assert driver.set_torque(True)[0]
@@ -189,7 +189,7 @@ def test_torque_service_off_and_on(bus, running_driver, wait_for) -> None:
 
 
 def test_voltage_and_temperature_polled_into_diagnostics(bus, running_driver, wait_for) -> None:
-    driver, samples = running_driver(bus.port)
+    driver, _ = running_driver(bus.port)
     assert wait_for(lambda: driver.health[11].voltage_v == 12.0)
     entry = next(e for e in driver.diagnostics() if e.name == 'joint_driver: joint_11 (ID 11)')
     assert entry.values['voltage_v'] == '12.0' and entry.values['temperature_c'] == '36'
