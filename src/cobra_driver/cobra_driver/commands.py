@@ -12,6 +12,7 @@ interval). A stale command holds the last target sent, so going stale never caus
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,7 @@ class CommandTracker:
         self._interval_s = max_interval_s
         self._hold: np.ndarray | None = None
         self.accepted = 0
+        self._lock = threading.Lock()  # commands arrive on an executor thread, targets are taken by the loop
 
     @property
     def timeout_s(self) -> float:
@@ -64,12 +66,21 @@ class CommandTracker:
 
     def hold(self, positions_rad: np.ndarray) -> None:
         """Forget commands and hold these positions (start-up, torque re-enabled, reconnect)."""
+        with self._lock:
+            self._hold_unlocked(positions_rad)
+
+    def _hold_unlocked(self, positions_rad: np.ndarray) -> None:
         self._hold = np.clip(np.asarray(positions_rad, dtype=float), self.lower, self.upper)
         self._latest = self._previous = self._velocity = None
         self._received_at = -math.inf
 
     def submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                received_at: float) -> Rejection | None:
+        with self._lock:
+            return self._submit(names, positions, velocities, received_at)
+
+    def _submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
+                received_at: float) -> Rejection | None:
         verdict = self.guard.check(names, positions, received_at)
         if verdict.positions_rad is None:
             return Rejection(verdict.cause or 'rejected', verdict.detail)
@@ -102,10 +113,11 @@ class CommandTracker:
 
     def target(self, now: float) -> np.ndarray | None:
         """Position target for the cycle at `now` (None before any hold position is known)."""
-        if self._latest is None or self.is_stale(now):
-            return None if self._hold is None else self._hold.copy()
-        self._hold = self._interpolated(now)
-        return self._hold.copy()
+        with self._lock:
+            if self._latest is None or self.is_stale(now):
+                return None if self._hold is None else self._hold.copy()
+            self._hold = self._interpolated(now)
+            return self._hold.copy()
 
     def _interpolated(self, now: float) -> np.ndarray:
         assert self._latest is not None

@@ -76,8 +76,8 @@ class TimingWindow:
     def summary(self) -> TimingSummary | None:
         if not self.periods_s:
             return None
-        periods = np.asarray(self.periods_s) * 1e3
-        bus = np.asarray(self.bus_s) * 1e3
+        periods = np.asarray(list(self.periods_s)) * 1e3  # list(): one atomic copy while the loop appends
+        bus = np.asarray(list(self.bus_s)) * 1e3
         return TimingSummary(
             cycles=len(periods), rate_hz=1e3 / float(np.mean(periods)),
             period_p50_ms=float(np.percentile(periods, 50)), period_p99_ms=float(np.percentile(periods, 99)),
