@@ -688,7 +688,7 @@ class JointDriver:
         self._loop_thread = threading.current_thread()
         period = 1.0 / self.config.rate_hz
         self.scheduler = DeadlineScheduler(period)
-        guard = 0.25 * period
+        guard = 0.1 * period
         while not stop.is_set():
             self.scheduler.wait()
             sample = self.cycle(deadline=self.scheduler.next_deadline - guard)
