@@ -15,6 +15,7 @@ import argparse
 import math
 import os
 import select
+import signal
 import sys
 import threading
 import time
@@ -641,6 +642,10 @@ def _console_command(bus: ServoBusEmulator, words: list[str]) -> str:
     return 'ok'
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description='Dynamixel Protocol 2.0 servo-bus emulator on a pty.',
                                      epilog=CONSOLE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -651,6 +656,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--wire-baud', type=int, default=0,
                         help='delay responses by their time on a wire of this baud rate (0 = off)')
     args = parser.parse_args(argv)
+    # A background shell starts us with SIGINT ignored; SIGTERM should also end us cleanly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     bus = cobra_bus(args.joint_ids, None if args.latch_id < 0 else args.latch_id,
                     link_path=args.link, wire_baud_rate=args.wire_baud or None)
     bus.start()
