@@ -20,6 +20,7 @@ class CommandVerdict:
     positions_rad: dict[str, float] | None  # None: rejected
     cause: str | None = None  # short key of the rejection cause
     detail: str = ''
+    velocities_rad_s: dict[str, float] | None = None  # the optional feed-forward, when given
 
 
 class JointCommandGuard:
@@ -30,30 +31,34 @@ class JointCommandGuard:
         self.clamped = 0
         self._last_accepted_s: float | None = None
 
-    def check(self, names: Sequence[str], positions: Sequence[float], now_s: float) -> CommandVerdict:
-        verdict = self._judge(names, positions)
+    def check(self, names: Sequence[str], positions: Sequence[float], now_s: float,
+              velocities: Sequence[float] = ()) -> CommandVerdict:
+        verdict = self._judge(names, positions, velocities)
         if verdict.positions_rad is None:
             self.rejections[verdict.cause] += 1
         else:
             self._last_accepted_s = now_s
         return verdict
 
-    def _judge(self, names: Sequence[str], positions: Sequence[float]) -> CommandVerdict:
-        if len(names) != len(positions):
-            return CommandVerdict(None, 'length_mismatch',
-                                  f'{len(names)} names but {len(positions)} positions')
+    def _judge(self, names: Sequence[str], positions: Sequence[float],
+               velocities: Sequence[float]) -> CommandVerdict:
+        if len(names) != len(positions) or len(velocities) not in (0, len(names)):
+            return CommandVerdict(None, 'length_mismatch', f'{len(names)} names but {len(positions)} '
+                                  f'positions and {len(velocities)} velocities')
         unknown = [name for name in names if name not in self._limits]
         if unknown:
-            return CommandVerdict(None, 'unknown_joint', f'unknown joint name(s) {unknown}')
-        bad = [name for name, value in zip(names, positions) if not math.isfinite(value)]
+            return CommandVerdict(None, 'unknown_joint', f'unknown joint name(s) {unknown}; '
+                                  f'known: {list(self._limits)}')
+        bad = [name for name, *values in zip(names, positions, *([velocities] if velocities else []))
+               if not all(math.isfinite(v) for v in values)]
         if bad:
-            return CommandVerdict(None, 'non_finite', f'non-finite position for {bad}')
+            return CommandVerdict(None, 'non_finite', f'non-finite position or velocity for {bad}')
         accepted = {}
         for name, value in zip(names, positions):
             lower, upper = self._limits[name]
             accepted[name] = min(max(value, lower), upper)
             self.clamped += accepted[name] != value
-        return CommandVerdict(accepted)
+        return CommandVerdict(accepted, velocities_rad_s=dict(zip(names, velocities)) if velocities else None)
 
     def is_stale(self, now_s: float) -> bool:
         """True until the first command and after `timeout_s` without an accepted one."""

@@ -81,29 +81,25 @@ class CommandTracker:
 
     def _submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                 received_at: float) -> Rejection | None:
-        verdict = self.guard.check(names, positions, received_at)
+        verdict = self.guard.check(names, positions, received_at, velocities)
         if verdict.positions_rad is None:
             return Rejection(verdict.cause or 'rejected', verdict.detail)
-        if velocities and (len(velocities) != len(names) or not all(math.isfinite(v) for v in velocities)):
-            cause = 'length_mismatch' if len(velocities) != len(names) else 'non_finite'
-            self.guard.rejections[cause] += 1
-            return Rejection(cause, f'bad velocity feed-forward {list(velocities)} for {list(names)}')
         base = self._latest if self._latest is not None else self._hold
         if base is None:
             return Rejection('no_hold', 'no hold position known yet')
         target = base.copy()
         velocity = np.zeros(len(self.joint_names))
-        for i, name in enumerate(names):
-            target[self._index[name]] = verdict.positions_rad[name]
-            if velocities:
-                velocity[self._index[name]] = velocities[i]
+        for name, position in verdict.positions_rad.items():
+            target[self._index[name]] = position
+        for name, value in (verdict.velocities_rad_s or {}).items():
+            velocity[self._index[name]] = value
         if self._latest is not None and math.isfinite(self._received_at):
             self._interval_s = min(self.max_interval_s, max(1e-3, received_at - self._received_at))
             self._previous = self._latest
         else:
             self._previous = None if self._hold is None else self._hold.copy()
         self._latest = target
-        self._velocity = velocity if velocities else None
+        self._velocity = velocity if verdict.velocities_rad_s else None
         self._received_at = received_at
         self.accepted += 1
         return None
