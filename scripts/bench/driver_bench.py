@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Benchmark the joint driver against the servo-bus emulator and print where the time goes.
+
+Starts `servo_emulator` and `driver_node` as separate processes (own ROS domain, loopback
+discovery), streams 100 Hz joint commands like the gait node, and reports: achieved rate,
+p50/p99/max period (from the joint_states read stamps over the whole run and from the
+driver's own 5 s window), missed deadlines, failed reads, bus bytes per cycle, wire time per
+cycle at the configured baud rate (the physical floor) and the driver's CPU use.
+
+    python scripts/bench/driver_bench.py --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = [str(p) for p in sorted((REPO / 'src').iterdir()) if (p / 'package.xml').exists()]
+sys.path[:0] = SOURCES
+
+from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--seconds', type=float, default=60.0, help='measured run time [s]')
+    parser.add_argument('--rate', type=float, default=500.0, help='driver loop rate [Hz]')
+    parser.add_argument('--baud', type=int, default=4_000_000, help='configured bus baud rate [bit/s]')
+    parser.add_argument('--servos', type=int, default=12, help='servos on the bus (11 joints + latch)')
+    parser.add_argument('--model-wire', action='store_true',
+                        help='emulator delays replies by their wire time at --baud')
+    parser.add_argument('--margin-ms', type=float, default=1.0, help='driver packet_timeout_margin_ms')
+    parser.add_argument('--domain-id', type=int, default=101 + os.getpid() % 100)
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix='driver_bench_'))
+    env = {**os.environ, 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST', 'ROS_DOMAIN_ID': str(args.domain_id),
+           'ROS_LOG_DIR': str(tmp / 'ros_log'), 'PYTHONUNBUFFERED': '1',
+           'PYTHONPATH': os.pathsep.join(SOURCES + [os.environ.get('PYTHONPATH', '')])}
+    os.environ.update({k: env[k] for k in ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_DOMAIN_ID', 'ROS_LOG_DIR')})
+    joint_count = args.servos - 1
+    link = tmp / 'ttyBENCH'
+    emulator_cmd = [sys.executable, '-m', 'cobra_driver.emulator', '--link', str(link),
+                    '--joint-ids', *map(str, range(1, joint_count + 1)), '--latch-id', str(args.servos)]
+    if args.model_wire:
+        emulator_cmd += ['--wire-baud', str(args.baud)]
+    emulator = subprocess.Popen(emulator_cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    emulator.stdout.readline()
+    names = [f'joint_{i}' for i in range(1, joint_count + 1)]
+    driver_cmd = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args',
+                  '--params-file', str(REPO / 'config' / 'driver.yaml'), '-p', f'port:={link}',
+                  '-p', f'rate_hz:={args.rate}', '-p', f'baud_rate:={args.baud}',
+                  '-p', f'packet_timeout_margin_ms:={args.margin_ms}',
+                  '-p', f'joint_names:={names}'.replace("'", ''),
+                  '-p', f'joint_ids:={list(range(1, joint_count + 1))}',
+                  '-p', f'zero_offsets_rad:={[0.0] * joint_count}', '-p', f'directions:={[1] * joint_count}',
+                  '-p', f'latch_id:={args.servos}']
+    driver = subprocess.Popen(driver_cmd, env=env, stdout=open(tmp / 'driver.log', 'w'), stderr=subprocess.STDOUT,
+                              start_new_session=True)
+
+    import rclpy
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.node import Node
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import JointState
+
+    rclpy.init()
+    node = Node('driver_bench')
+    stamps: list[int] = []
+    diagnostics: dict[str, str] = {}
+
+    def on_state(message: JointState) -> None:
+        stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
+
+    def on_diagnostics(message: DiagnosticArray) -> None:
+        for status in message.status:
+            if status.name == 'joint_driver: bus':
+                diagnostics.clear()
+                diagnostics.update({kv.key: kv.value for kv in status.values})
+
+    node.create_subscription(JointState, 'joint_states', on_state, qos_profile_sensor_data)
+    node.create_subscription(DiagnosticArray, 'diagnostics', on_diagnostics, 10)
+    commands = node.create_publisher(JointState, 'joint_commands', 10)
+    try:
+        deadline = time.monotonic() + 30.0
+        while not stamps and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.05)
+            if driver.poll() is not None:
+                print((tmp / 'driver.log').read_text())
+                return 1
+        time.sleep(1.0)  # settle
+        stamps.clear()
+        start_cpu, start_wall = cpu_seconds(driver.pid), time.monotonic()
+        start_emulator_cpu = cpu_seconds(emulator.pid)
+        baseline = dict(diagnostics)
+        next_command = time.monotonic()
+        while time.monotonic() - start_wall < args.seconds:
+            now = time.monotonic()
+            if now >= next_command:
+                phase = 2 * math.pi * 0.4 * (now - start_wall)
+                commands.publish(JointState(name=names, position=[0.5 * math.sin(phase + i * math.pi / 6)
+                                                                   for i in range(joint_count)]))
+                next_command += 0.01
+            rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, next_command - time.monotonic())))
+        elapsed = time.monotonic() - start_wall
+        driver_cpu = (cpu_seconds(driver.pid) - start_cpu) / elapsed * 100.0
+        emulator_cpu = (cpu_seconds(emulator.pid) - start_emulator_cpu) / elapsed * 100.0
+        load = os.getloadavg()[0]
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.05)
+    finally:
+        for process in (driver, emulator):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGINT)
+        for process in (driver, emulator):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+    periods_ms = np.diff(np.asarray(stamps, dtype=np.int64)) / 1e6
+    period_ms = 1e3 / args.rate
+    block = FeedbackBlock().length
+    expected = sync_write_bytes(args.servos, 4) + sync_read_bytes(args.servos, block, fast=True)
+    plain = sync_write_bytes(args.servos, 4) + sync_read_bytes(args.servos, block, fast=False)
+
+    def delta(key: str) -> int:
+        return int(diagnostics.get(key, 0)) - int(baseline.get(key, 0))
+
+    print(f'\ndriver bench: {args.servos} servos, {args.rate:.0f} Hz target, {args.baud} bps configured, '
+          f'{elapsed:.1f} s measured{" (emulator models wire time)" if args.model_wire else ""}')
+    print(f'  joint_states received       {len(stamps)}  ({len(stamps) / elapsed:.1f} Hz at the subscriber)')
+    if len(periods_ms):
+        print(f'  period from read stamps     p50 {np.percentile(periods_ms, 50):.3f}  p99 '
+              f'{np.percentile(periods_ms, 99):.3f}  max {periods_ms.max():.3f} ms  (target {period_ms:.3f}; '
+              f'{np.mean(np.abs(periods_ms - period_ms) <= 0.5) * 100:.1f} % within +-0.5 ms)')
+    print(f'  driver window (last 5 s)    rate {diagnostics.get("rate_hz")} Hz, period p50 '
+          f'{diagnostics.get("period_p50_ms")} p99 {diagnostics.get("period_p99_ms")} max '
+          f'{diagnostics.get("period_max_ms")} ms, jitter {diagnostics.get("jitter_ms")} ms')
+    print(f'  bus time per cycle          p50 {diagnostics.get("bus_p50_ms")}  p99 {diagnostics.get("bus_p99_ms")}  '
+          f'max {diagnostics.get("bus_max_ms")} ms')
+    print(f'  missed deadlines            {delta("missed_deadlines")}')
+    print(f'  failed reads / retries      {delta("read_failures")} / {delta("read_retries")}')
+    print(f'  fast sync read              {diagnostics.get("fast_sync_read")}')
+    print(f'  bus bytes per cycle         measured {diagnostics.get("bytes_per_cycle")}, expected {expected} '
+          f'(plain Sync Read would be {plain})')
+    for baud in sorted({args.baud, 1_000_000, 4_000_000}):
+        wire = wire_time_s(expected, baud) * 1e3
+        print(f'  wire time per cycle @ {baud / 1e6:.0f} Mbps  {wire:.3f} ms of {period_ms:.3f} ms '
+              f'({100 * wire / period_ms:.0f} % of the period, before per-packet latencies)')
+    print(f'  driver CPU use              {driver_cpu:.1f} % of one core '
+          f'({driver_cpu * 10 / max(1.0, len(stamps) / elapsed):.3f} ms per published cycle)')
+    print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos)')
+    print(f'  machine load average        {load:.2f} on {os.cpu_count()} CPUs')
+    print(f'  driver log                  {tmp / "driver.log"}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""COBRA Dynamixel joint driver: Protocol 2.0 codec, servo-bus emulator, driver core and ROS node."""
