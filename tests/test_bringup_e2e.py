@@ -118,3 +118,11 @@ def test_a_dying_node_stops_the_bringup_and_is_named(ros_env, tmp_path):
     assert process.returncode == 1
     assert 'URDF not found: /nonexistent/cobra.urdf' in output
     assert "required node 'sim_node' (cobra_sim/sim_node) exited with code 2" in output
+
+
+def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(ros_env, tmp_path):
+    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=false', 'record:=false')
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "serial port '/dev/ttyCOBRA' not found" in output
+    assert 'exited with code' in output and 'stopping all nodes' in output
