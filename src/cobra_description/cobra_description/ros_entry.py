@@ -14,6 +14,7 @@ import rclpy
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
 
 STARTUP_ERROR_EXIT_CODE = 2
 
@@ -41,12 +42,28 @@ def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> di
     return {name: node.get_parameter(name).value for name in specs}
 
 
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def init_with_stop_signals(args: Sequence[str] | None) -> None:
+    """rclpy.init where SIGINT and SIGTERM raise KeyboardInterrupt in the main thread.
+
+    rclpy's own handlers shut the context down asynchronously, which races with a spinning
+    executor (it may fail building its wait set); raising in the main thread lets the node
+    run its shutdown (torque off, bag close) with a valid context. Also restores SIGINT, which
+    a child started in the background by a non-interactive shell inherits as ignored.
+    """
+    rclpy.init(args=list(args) if args is not None else sys.argv,
+               signal_handler_options=SignalHandlerOptions.NO)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+
+
 def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,
              spin: Callable[[Node], None] = rclpy.spin) -> int:
     """rclpy.init, build, spin until SIGINT/SIGTERM, destroy, shutdown; exit code for main()."""
-    # a child started in the background by a non-interactive shell inherits SIGINT as ignored
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    rclpy.init(args=list(args) if args is not None else sys.argv)
+    init_with_stop_signals(args)
     node = None
     try:
         node = make_node()

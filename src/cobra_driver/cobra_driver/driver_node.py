@@ -7,23 +7,25 @@ cannot hold 2 ms +- 0.5 ms); executor callbacks only hand work to it.
 from __future__ import annotations
 
 import math
-import signal
 import sys
 import threading
 import time
+from concurrent.futures import Future as ConcurrentFuture
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.task import Future as RclpyFuture
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
+from cobra_description.ros_entry import init_with_stop_signals
 from cobra_driver.driver_config import PARAMETERS, ConfigError, build_config, validate
 from cobra_driver.driver_core import JointDriver, JointSample, StartupError
 
@@ -75,6 +77,8 @@ class JointDriverNode(Node):
         self.create_service(SetBool, 'torque/set', self._on_torque, callback_group=services)
         self.create_service(SetBool, 'latch/set', self._on_latch, callback_group=services)
         self.create_service(Trigger, 'servo/reboot', self._on_reboot, callback_group=services)
+        # the loop thread completes latch futures: this wakes the executor to resume the service
+        self._executor_wakeup = self.create_guard_condition(lambda: None)
         timers = MutuallyExclusiveCallbackGroup()
         self.create_timer(float(values['diagnostics_period_s']), self._publish_diagnostics, callback_group=timers)
         self.create_timer(0.1, self._publish_latch, callback_group=timers)
@@ -158,12 +162,16 @@ class JointDriverNode(Node):
         response.success, response.message = self.driver.set_torque(request.data)
         return response
 
-    def _on_latch(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        future = self.driver.request_latch(request.data)
-        try:
-            response.success, response.message = future.result(timeout=self.driver.config.latch_timeout_s + 2.0)
-        except TimeoutError:
-            response.success, response.message = False, 'latch request got no answer from the control loop'
+    async def _on_latch(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        """Awaits the loop's verdict without blocking the executor (commands keep flowing)."""
+        outcome: RclpyFuture = RclpyFuture()
+
+        def resolve(done: ConcurrentFuture) -> None:  # runs on the loop thread
+            outcome.set_result(done.result())
+            self._executor_wakeup.trigger()
+
+        self.driver.request_latch(request.data).add_done_callback(resolve)
+        response.success, response.message = await outcome
         self._publish_latch()
         return response
 
@@ -197,9 +205,8 @@ class JointDriverNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # background shells start us with SIGINT ignored
     sys.setswitchinterval(0.0005)  # the loop thread must not wait 5 ms for the GIL behind a callback
-    rclpy.init(args=args)
+    init_with_stop_signals(args)
     try:
         node = JointDriverNode()
     except StartupError as error:
@@ -208,7 +215,9 @@ def main(args: list[str] | None = None) -> int:
         return 1
     failed = False
     try:
-        rclpy.spin(node, executor=MultiThreadedExecutor(num_threads=3))
+        # One executor thread: rclpy's multi-threaded executor busy-waits and starves the loop
+        # thread of the GIL (measured: 230 Hz instead of 500 Hz); callbacks here never block long.
+        rclpy.spin(node, executor=SingleThreadedExecutor())
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
