@@ -57,14 +57,8 @@ def start_node(ros_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...
 
 
 @pytest.fixture
-def test_node(ros_env: dict[str, str]) -> Iterator[Node]:
-    rclpy.init()
-    node = rclpy.create_node('odometry_test')
-    try:
-        yield node
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+def test_node(ros_node: Node) -> Node:
+    return ros_node
 
 
 def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float) -> bool:
