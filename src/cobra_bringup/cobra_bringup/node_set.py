@@ -16,10 +16,11 @@ from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_gaits.presets import CSV_GAIT, available_gaits, load_gait_parameters
 from cobra_gaits.sidewinding import DIRECTIONS, GaitError
 from cobra_gaits.trajectory_csv import read_trajectory_csv
+from cobra_sim.terrain import TERRAINS as TERRAIN_MODELS
 
 LAUNCH_FILES = ('sidewind.launch.py',)
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
-TERRAINS = ('rigid',)
+TERRAINS = tuple(sorted(TERRAIN_MODELS))
 RECORDER_WAIT_S = 15.0  # the simulation holds t = 0 until the logger subscribed, at most this long
 
 

@@ -25,44 +25,44 @@ class RunSummary:
     real_time_factor: float | None
 
 
-def head_track(bag_path: Path) -> tuple[str, np.ndarray, np.ndarray]:
-    """(topic, times [s], xy [m]) of ground_truth/odom, else odom."""
+def _ends_with(topic: str, name: str) -> bool:
+    """Matches `name` in any namespace, without taking ground_truth/odom for odom."""
+    parts = topic.strip('/').split('/')
+    wanted = name.split('/')
+    return parts[-len(wanted):] == wanted and (name != ODOM_TOPIC or parts[-2:-1] != ['ground_truth'])
+
+
+def read_run(bag_path: Path) -> tuple[str, np.ndarray, np.ndarray, list[float]]:
+    """One pass over the bag: (head topic, times [s], xy [m]) of ground_truth/odom (else odom),
+    and every real_time_factor the simulation reported in diagnostics."""
     with AnyReader([bag_path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
-        for wanted in (TRUTH_TOPIC, ODOM_TOPIC):
-            connections = [c for c in reader.connections if c.topic.strip('/').endswith(wanted)
-                           and (wanted != ODOM_TOPIC or not c.topic.strip('/').endswith(TRUTH_TOPIC))]
-            if not connections:
+        truth, odom = ([c for c in reader.connections if _ends_with(c.topic, wanted)]
+                       for wanted in (TRUTH_TOPIC, ODOM_TOPIC))
+        head_connections = truth or odom
+        diagnostics = [c for c in reader.connections if _ends_with(c.topic, 'diagnostics')]
+        times, points, real_time_factors = [], [], []
+        for connection, _, raw in reader.messages(connections=head_connections + diagnostics):
+            message = reader.deserialize(raw, connection.msgtype)
+            if connection in diagnostics:
+                real_time_factors += [float(v.value) for status in message.status
+                                      for v in status.values if v.key == 'real_time_factor']
                 continue
-            times, points = [], []
-            for connection, _, raw in reader.messages(connections=connections):
-                message = reader.deserialize(raw, connection.msgtype)
-                stamp = message.header.stamp
-                times.append(stamp.sec + stamp.nanosec * 1e-9)
-                points.append((message.pose.pose.position.x, message.pose.pose.position.y))
-            if times:
-                return connections[0].topic, np.array(times), np.array(points)
-    raise ValueError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
-
-
-def mean_real_time_factor(bag_path: Path) -> float | None:
-    values = []
-    with AnyReader([bag_path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
-        connections = [c for c in reader.connections if c.topic.strip('/').endswith('diagnostics')]
-        for connection, _, raw in reader.messages(connections=connections):
-            for status in reader.deserialize(raw, connection.msgtype).status:
-                values += [float(v.value) for v in status.values if v.key == 'real_time_factor']
-    return float(np.mean(values)) if values else None
+            times.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
+            points.append((message.pose.pose.position.x, message.pose.pose.position.y))
+    if not times:
+        raise ValueError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
+    return head_connections[0].topic, np.array(times), np.array(points), real_time_factors
 
 
 def summarize(bag_path: Path, gait_frequency_hz: float | None) -> RunSummary:
-    topic, times, xy = head_track(bag_path)
+    topic, times, xy, real_time_factors = read_run(bag_path)
     duration = float(times[-1] - times[0])
-    displacement = xy[-1] - xy[0]
-    lateral = float(displacement[1])
+    lateral = float(xy[-1, 1] - xy[0, 1])
     cycles = gait_frequency_hz * duration if gait_frequency_hz else 0.0
-    return RunSummary(bag_path, topic, duration, float(np.linalg.norm(displacement)), lateral,
+    return RunSummary(bag_path, topic, duration, float(np.linalg.norm(xy[-1] - xy[0])), lateral,
                       lateral / duration if duration > 0 else 0.0,
-                      lateral / cycles if cycles > 0 else None, mean_real_time_factor(bag_path))
+                      lateral / cycles if cycles > 0 else None,
+                      float(np.mean(real_time_factors)) if real_time_factors else None)
 
 
 def format_summary(summary: RunSummary) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 
 DEFAULT_ROBOT = 'cobra'
 URDF_PATH_ENV = 'COBRA_URDF'
+LATCH_JOINT = 'latch_joint'  # the head-tail latch: an end effector, not part of the gait vector
 
 
 class RobotModelError(ValueError):
@@ -113,7 +114,7 @@ class RobotModel:
         """Actuated joints in depth-first chain order from the root (head to tail)."""
         return [j for j in self.chain_joints() if j.is_actuated]
 
-    def gait_joints(self, exclude: tuple[str, ...] = ('latch_joint',)) -> list[Joint]:
+    def gait_joints(self, exclude: tuple[str, ...] = (LATCH_JOINT,)) -> list[Joint]:
         """The joint vector a gait drives: actuated joints without end-effector joints."""
         return [j for j in self.actuated_joints if j.name not in exclude]
 

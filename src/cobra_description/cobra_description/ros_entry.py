@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import rclpy
+from builtin_interfaces.msg import Time as TimeMsg
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
@@ -21,6 +22,16 @@ STARTUP_ERROR_EXIT_CODE = 2
 
 class StartupError(RuntimeError):
     """A node cannot start with the given parameters; the message says how to fix it."""
+
+
+def set_stamp(stamp: TimeMsg, t_s: float) -> TimeMsg:
+    """Write t [s] into an existing Time message (hot loops reuse their messages)."""
+    stamp.sec, stamp.nanosec = divmod(int(round(t_s * 1e9)), 1_000_000_000)
+    return stamp
+
+
+def stamp_seconds(stamp: TimeMsg) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
 
 
 def describe(description: str, *, read_only: bool = False,

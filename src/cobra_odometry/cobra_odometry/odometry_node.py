@@ -25,7 +25,8 @@ from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_description.ros_entry import StartupError, declare, describe, run_node
+from cobra_description.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
+                                         stamp_seconds)
 from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
 from cobra_odometry.imu_interpolation import ImuSample, ImuUniter
 from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, OdometryEstimator,
@@ -54,15 +55,6 @@ ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
 def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
     descriptor.dynamic_typing = True
     return descriptor
-
-
-def _stamp_to_s(stamp) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
-
-
-def _s_to_stamp(seconds: float, stamp) -> None:
-    nanoseconds = int(round(seconds * 1e9))
-    stamp.sec, stamp.nanosec = nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
 class OdometryNode(Node):
@@ -274,7 +266,7 @@ class OdometryNode(Node):
         except QuaternionError as error:
             self._event('bad_pose', 'warn', f"{self._p['pose_topic']}: {error}; pose ignored")
             return
-        self._ingest(PoseSample(_stamp_to_s(message.header.stamp), position, quaternion))
+        self._ingest(PoseSample(stamp_seconds(message.header.stamp), position, quaternion))
 
     def _ingest(self, sample: PoseSample) -> None:
         with self._lock:
@@ -320,7 +312,7 @@ class OdometryNode(Node):
 
     def _publish_odom(self, estimate: OdometryEstimate) -> None:
         message = Odometry()
-        _s_to_stamp(estimate.stamp_s, message.header.stamp)
+        set_stamp(message.header.stamp, estimate.stamp_s)
         message.header.frame_id = self._p['odom_frame']
         message.child_frame_id = self._p['base_frame']
         position = estimate.pose[:3, 3]
@@ -430,7 +422,7 @@ class OdometryNode(Node):
         if not self._gates['imu'].accept(stamp_s):
             return
         message = Imu()
-        _s_to_stamp(stamp_s, message.header.stamp)
+        set_stamp(message.header.stamp, stamp_s)
         message.header.frame_id = self._imu_frame
         message.orientation_covariance[0] = -1.0  # no orientation estimate (REP 145)
         w, a = message.angular_velocity, message.linear_acceleration
@@ -455,7 +447,7 @@ class OdometryNode(Node):
                 return
         image_pub, info_pub, frame_id = publishers
         message = Image()
-        _s_to_stamp(stamp_s, message.header.stamp)
+        set_stamp(message.header.stamp, stamp_s)
         message.header.frame_id = frame_id
         message.height, message.width, message.step = frame.height, frame.width, frame.step
         message.encoding = frame.encoding

@@ -22,8 +22,8 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_description.command_guard import JointCommandGuard
-from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_description.ros_entry import StartupError, declare, describe, run_node
+from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
+from cobra_description.ros_entry import StartupError, declare, describe, run_node, set_stamp
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.terrain import TERRAINS, make_terrain
@@ -32,16 +32,9 @@ COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-LATCH_JOINT = 'latch_joint'
 WALL_TICK_S = 0.001
 MAX_STEPS_PER_TICK = 50  # keeps subscriptions and services served while running flat out
 WARNING_PERIOD_S = 5.0
-
-
-def set_stamp(message: TimeMsg, t_s: float) -> TimeMsg:
-    """Write t into an existing Time message: the hot loop reuses its messages."""
-    message.sec, message.nanosec = divmod(int(round(t_s * 1e9)), 1_000_000_000)
-    return message
 
 
 class SimNode(Node):
@@ -104,7 +97,7 @@ class SimNode(Node):
             raise StartupError(str(error)) from error
         self.add_post_set_parameters_callback(self._apply_parameters)
         self._latch_limits = robot.joint(LATCH_JOINT).limits if LATCH_JOINT in self.sim.joint_names else None
-        self.guard = JointCommandGuard(robot.actuated_joints, p['command_timeout_s'])
+        self.guard = JointCommandGuard(robot.gait_joints(), p['command_timeout_s'])  # latch: latch/set only
         self._last_warning_s: dict[str, float] = {}
 
         self._clock_pub = self.create_publisher(ClockMsg, 'clock', STATE_QOS)
@@ -170,7 +163,6 @@ class SimNode(Node):
         if verdict.positions_rad is None:
             self._warn(verdict.cause, f'ignoring joint_commands: {verdict.detail}')
             return
-        verdict.positions_rad.pop(LATCH_JOINT, None)  # the latch moves through latch/set only
         self.sim.set_targets(verdict.positions_rad)
 
     def _on_torque(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
