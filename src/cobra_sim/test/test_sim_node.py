@@ -19,7 +19,7 @@ from sensor_msgs.msg import Imu, JointState
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
-# deep enough that this single-threaded test process never drops a sample it was sent
+# deep queues; a loaded test process can still miss best-effort samples, so rates are judged by stamps
 SENSOR = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
@@ -36,6 +36,23 @@ def sim_process(ros_env):
 
 def stamp_s(message) -> float:
     return message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+
+
+def assert_published_every(stamps_s: list[float], period_s: float) -> None:
+    """Judge the publisher's rate by its stamps, not by how many best-effort samples arrived.
+
+    Every stamp must sit on the period's grid with no duplicates; the most common gap must be one
+    period; and most samples of the first simulated second must have arrived (a loaded test
+    process may miss a few, but a publisher at a lower rate would leave half of them missing).
+    """
+    stamps = sorted(stamps_s)
+    gaps_in_periods = [(b - a) / period_s for a, b in zip(stamps, stamps[1:])]
+    assert all(g > 0.5 and abs(g - round(g)) < 1e-3 for g in gaps_in_periods), gaps_in_periods
+    rounded = [round(g) for g in gaps_in_periods]
+    assert max(set(rounded), key=rounded.count) == 1
+    expected = round(1.0 / period_s)
+    in_first_second = [t for t in stamps if stamps[0] + 0.1 <= t < stamps[0] + 1.1]
+    assert 0.8 * expected <= len(in_first_second) <= expected + 1
 
 
 def spin_until(node, condition, timeout_s: float) -> None:
@@ -55,15 +72,12 @@ def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
         node.create_subscription(kind, topic, received[topic].append, qos)
     spin_until(node, lambda: len(received['diagnostics']) >= 2, 30.0)
 
-    joint_times = sorted(stamp_s(m) for m in received['joint_states'])
-    window = [t for t in joint_times if joint_times[0] + 0.1 <= t < joint_times[0] + 1.1]
-    assert len(window) >= 490  # 500 Hz of sim time; best-effort may drop a rare sample
+    assert_published_every([stamp_s(m) for m in received['joint_states']], 0.002)
     first = received['joint_states'][0]
     assert first.name[:11] == [f'joint_{i}' for i in range(1, 12)]
     assert len(first.position) == len(first.velocity) == len(first.effort) == len(first.name)
 
-    imu_times = sorted(stamp_s(m) for m in received['imu/data'])
-    assert 240 <= sum(imu_times[0] + 0.1 <= t < imu_times[0] + 1.1 for t in imu_times) <= 251
+    assert_published_every([stamp_s(m) for m in received['imu/data']], 0.004)
     imu = received['imu/data'][-1]
     assert imu.header.frame_id == 'camera_imu_optical_frame'
     assert imu.angular_velocity_covariance[0] > 0.0 and imu.orientation_covariance[0] == -1.0
