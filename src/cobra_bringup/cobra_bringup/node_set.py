@@ -21,7 +21,7 @@ from cobra_sim.terrain import TERRAINS as TERRAIN_MODELS
 LAUNCH_FILES = ('sidewind.launch.py',)
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
 TERRAINS = tuple(sorted(TERRAIN_MODELS))
-RECORDER_WAIT_S = 15.0  # the simulation holds t = 0 until the logger subscribed, at most this long
+PEER_WAIT_S = 15.0  # the simulation holds t = 0 until the gait (and the logger) joined, at most this long
 
 
 class BringupError(ValueError):
@@ -148,7 +148,8 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
             'terrain': arguments['terrain'], 'duration_s': duration,
             'real_time_factor': real_time_factor, 'use_sim_time': True,
-            'wait_for_subscribers_s': RECORDER_WAIT_S if record else 0.0}, ends_run=duration > 0))
+            'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True},
+            ends_run=duration > 0))
     else:
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml')))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cobra_bringup import runner
-from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, RECORDER_WAIT_S, TERRAINS, BringupError,
+from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, PEER_WAIT_S, TERRAINS, BringupError,
                                     NodeSpec, default_bag_path, node_set, parse_arguments)
 from cobra_gaits.sidewinding import DIRECTIONS
 
@@ -126,11 +126,13 @@ def test_sim_ends_run_iff_duration_positive(duration, ends_run):
     assert [n.name for n in nodes if n.ends_run] == (['sim_node'] if ends_run else [])
 
 
-def test_sim_waits_for_recorder_only_when_recording():
-    assert _by_name(_nodes('use_sim:=true'))['sim_node'].parameters['wait_for_subscribers_s'] == RECORDER_WAIT_S
-    assert RECORDER_WAIT_S > 0.0
-    unrecorded = _nodes('use_sim:=true', 'record:=false')
-    assert _by_name(unrecorded)['sim_node'].parameters['wait_for_subscribers_s'] == 0.0
+def test_sim_waits_for_the_gait_always_and_for_the_recorder_only_when_recording():
+    recorded = _by_name(_nodes('use_sim:=true'))['sim_node'].parameters
+    assert recorded['wait_for_peers_s'] == PEER_WAIT_S > 0.0
+    assert recorded['wait_for_commands'] is True and recorded['wait_for_recorder'] is True
+    unrecorded = _by_name(_nodes('use_sim:=true', 'record:=false'))['sim_node'].parameters
+    assert unrecorded['wait_for_peers_s'] == PEER_WAIT_S
+    assert unrecorded['wait_for_commands'] is True and unrecorded['wait_for_recorder'] is False
 
 
 def test_record_false_has_no_logger():

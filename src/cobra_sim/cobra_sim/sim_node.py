@@ -72,10 +72,14 @@ class SimNode(Node):
             'contact_forces_period_s': (0.01, describe(
                 'contact/forces/<link> period [s]; 0 = not published', read_only=True,
                 float_range=(0.0, 1.0))),
-            'wait_for_subscribers_s': (0.0, describe(
-                'hold sim time at 0 until joint_states, imu/data, odom and ground_truth/odom each '
-                'have a subscriber (a recorder), at most this long [s]; 0 = start at once',
-                read_only=True, float_range=(0.0, 600.0))),
+            'wait_for_peers_s': (0.0, describe(
+                'hold sim time at 0 until the peers below are present, at most this long [s]; '
+                '0 = start at once', read_only=True, float_range=(0.0, 600.0))),
+            'wait_for_recorder': (True, describe(
+                'a peer: joint_states, imu/data, odom and ground_truth/odom each have a subscriber',
+                read_only=True)),
+            'wait_for_commands': (True, describe(
+                'a peer: a node (the gait) publishes joint_commands', read_only=True)),
         })
         self.params = p
         try:
@@ -111,7 +115,7 @@ class SimNode(Node):
                                   for _ in self.sim.robot_body_names]
         self._contact_pubs = [self.create_publisher(WrenchStamped, f'contact/forces/{name}', STATE_QOS)
                               for name in self.sim.robot_body_names] if self._contact_every else []
-        self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
+        self._command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
         self.create_service(SetBool, 'torque/set', self._on_torque)
         self.create_service(SetBool, 'latch/set', self._on_latch)
 
@@ -137,8 +141,8 @@ class SimNode(Node):
         self._sim_origin_s = 0.0
         self._rtf_window = (time.perf_counter(), 0.0)
         self._measured_rtf = 0.0
-        self._waiting_until: float | None = (time.perf_counter() + p['wait_for_subscribers_s']
-                                             if p['wait_for_subscribers_s'] > 0.0 else None)
+        self._waiting_until: float | None = (time.perf_counter() + p['wait_for_peers_s']
+                                             if p['wait_for_peers_s'] > 0.0 else None)
         self.create_timer(WALL_TICK_S, self._tick, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     # --- parameters and inputs --------------------------------------------------------------
@@ -181,20 +185,30 @@ class SimNode(Node):
         return response
 
     # --- stepping and publishing ----------------------------------------------------------------
-    def _subscribers_ready(self) -> bool:
-        publishers = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub)
-        if all(publisher.get_subscription_count() > 0 for publisher in publishers):
-            self.get_logger().info('subscribers present: starting')
+    def _missing_peers(self) -> list[str]:
+        missing = []
+        if self.params['wait_for_recorder']:
+            recorded = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub)
+            missing += [f'a subscriber on {pub.topic_name}' for pub in recorded if pub.get_subscription_count() == 0]
+        if self.params['wait_for_commands'] and self._command_sub.get_publisher_count() == 0:
+            missing.append(f'a publisher on {self._command_sub.topic_name}')
+        return missing
+
+    def _peers_ready(self) -> bool:
+        """A node that starts late (a slow import on a loaded machine) must not miss the run's start."""
+        missing = self._missing_peers()
+        if not missing:
+            self.get_logger().info('peers present: starting')
         elif time.perf_counter() < self._waiting_until:
             return False
         else:
-            self.get_logger().warning('gave up waiting for subscribers: starting without them')
+            self.get_logger().warning(f"gave up waiting for {', '.join(missing)}: starting without them")
         self._waiting_until = None
         self._wall_origin = time.perf_counter()
         return True
 
     def _tick(self) -> None:
-        if self.finished or (self._waiting_until is not None and not self._subscribers_ready()):
+        if self.finished or (self._waiting_until is not None and not self._peers_ready()):
             return
         rtf = self.params['real_time_factor']
         duration = self.params['duration_s']

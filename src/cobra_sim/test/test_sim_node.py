@@ -23,15 +23,25 @@ RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 SENSOR = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
+def start_sim(ros_env: dict[str, str], *parameters: str) -> subprocess.Popen:
+    words = [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
+             '-p', 'real_time_factor:=1.0', '-p', 'settle_duration_s:=0.5']
+    for parameter in parameters:
+        words += ['-p', parameter]
+    return subprocess.Popen(words, env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def stop_sim(process: subprocess.Popen) -> str:
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=15)
+    return output
+
+
 @pytest.fixture
 def sim_process(ros_env):
-    process = subprocess.Popen(
-        [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
-         '-p', 'real_time_factor:=1.0', '-p', 'settle_duration_s:=0.5', '-p', 'odom_noise_m:=0.01'],
-        env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = start_sim(ros_env, 'odom_noise_m:=0.01')
     yield process
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=15)
+    stop_sim(process)
 
 
 def stamp_s(message) -> float:
@@ -166,3 +176,36 @@ def test_latch_and_torque_services(sim_process, ros_node):
     assert latched[-1].data is False
     response = call('torque/set', False)
     assert response.success and 'limp' in response.message
+
+
+def clock_s(message: Clock) -> float:
+    return message.clock.sec + message.clock.nanosec * 1e-9
+
+
+def test_holds_time_at_zero_until_a_gait_publishes_commands(ros_env, ros_node):
+    process = start_sim(ros_env, 'wait_for_peers_s:=60.0', 'wait_for_recorder:=false')
+    try:
+        clocks: list[Clock] = []
+        ros_node.create_subscription(Clock, 'clock', clocks.append, RELIABLE)
+        spin_until(ros_node, lambda: False, 4.0)  # well past start-up and settling
+        assert not clocks
+        ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
+        spin_until(ros_node, lambda: clocks and clock_s(clocks[-1]) > 0.5, 20.0)
+        assert clock_s(clocks[0]) < 0.05 and clock_s(clocks[-1]) > 0.5
+    finally:
+        output = stop_sim(process)
+    assert 'peers present: starting' in output
+
+
+def test_gives_up_waiting_for_peers_and_says_which(ros_env, ros_node):
+    process = start_sim(ros_env, 'wait_for_peers_s:=1.0')
+    try:
+        clocks: list[Clock] = []
+        ros_node.create_subscription(Clock, 'clock', clocks.append, RELIABLE)
+        spin_until(ros_node, lambda: clocks and clock_s(clocks[-1]) > 0.2, 30.0)
+        assert clocks
+    finally:
+        output = stop_sim(process)
+    # this test's clock subscription is no recorder: the four state topics and commands are missing
+    assert 'gave up waiting for a subscriber on /joint_states' in output
+    assert 'a publisher on /joint_commands: starting without them' in output
