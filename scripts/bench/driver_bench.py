@@ -119,6 +119,7 @@ def main() -> int:
                 next_command += 0.01
             rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, next_command - time.monotonic())))
         elapsed = time.monotonic() - start_wall
+        measured_stamps = list(stamps)  # the drain below is for the last diagnostics, not for the rate
         driver_cpu = (cpu_seconds(driver.pid) - start_cpu) / elapsed * 100.0
         emulator_cpu = (cpu_seconds(emulator.pid) - start_emulator_cpu) / elapsed * 100.0
         load = os.getloadavg()[0]
@@ -137,6 +138,7 @@ def main() -> int:
         node.destroy_node()
         rclpy.try_shutdown()
 
+    stamps = measured_stamps
     periods_ms = np.diff(np.asarray(stamps, dtype=np.int64)) / 1e6
     period_ms = 1e3 / args.rate
     block = FeedbackBlock().length

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import operator
 import os
 import select
 import signal
@@ -39,12 +40,17 @@ PROFILE_VELOCITY = ct.ITEMS['profile_velocity'].address
 POSITION_MODES = (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION,
                   ct.OperatingMode.EXTENDED_POSITION)
 BUS_WATCHDOG = ct.ITEMS['bus_watchdog'].address
+MIN_POSITION_LIMIT = ct.ITEMS['min_position_limit'].address
+MAX_POSITION_LIMIT = ct.ITEMS['max_position_limit'].address
+HARDWARE_ERROR_STATUS = ct.ITEMS['hardware_error_status'].address  # one byte
+RETURN_DELAY_TIME = ct.ITEMS['return_delay_time'].address  # one byte
 MOTION_TIME_CONSTANT_S = 0.02
 """Position-loop time constant of the motion model: how fast an unloaded servo closes an error."""
 CURRENT_PER_RAD_ERROR_A = 20.0
 """Motor current the modelled position loop asks for per radian of error (saturates at the limit)."""
 MAX_SUBSTEP_S = 0.002
 MIN_ADVANCE_S = 0.0002  # finer steps only cost emulator time
+INDIRECT_POINTERS = slice(ct.INDIRECT_ADDRESS_1, ct.INDIRECT_ADDRESS_1 + 2 * ct.INDIRECT_SLOTS)
 
 
 RAD_PER_TICK = 2.0 * math.pi / ct.POSITION_TICKS_PER_REV
@@ -68,6 +74,7 @@ class EmulatedServo:
         self.servo_id = servo_id
         self.model = model
         self.memory = bytearray(MEMORY_SIZE)
+        self._indirect_reads: dict[tuple[int, int], tuple[bytes, operator.itemgetter]] = {}
         self.faults = Faults()
         self.present = True
         self.position_tick = float(position_tick)
@@ -124,6 +131,9 @@ class EmulatedServo:
         self._set(ct.ITEMS['moving'], int(abs(self.velocity_rad_s) > 1e-3))
         self._set(ct.ITEMS['realtime_tick'], int(time.monotonic() * 1000.0) % 32768)
 
+    def _limit(self, address: int) -> int:
+        return int.from_bytes(self.memory[address:address + 4], 'little', signed=True)
+
     def _resolve(self, address: int) -> int:
         """Address that really holds the byte at `address` (follows indirect data slots)."""
         slot = address - ct.INDIRECT_DATA_1
@@ -138,8 +148,13 @@ class EmulatedServo:
         end = address + length
         if end <= ct.INDIRECT_DATA_1 or address >= ct.INDIRECT_DATA_1 + ct.INDIRECT_SLOTS:
             return StatusError.NONE, bytes(self.memory[address:end])
-        memory = self.memory
-        return StatusError.NONE, bytes(memory[self._resolve(a)] for a in range(address, end))
+        pointers = bytes(self.memory[INDIRECT_POINTERS])
+        cached = self._indirect_reads.get((address, length))
+        if cached is None or cached[0] != pointers:  # the 500 Hz read resolves its slots once
+            targets = [self._resolve(a) for a in range(address, end)] + [0]  # keeps a tuple result
+            cached = (pointers, operator.itemgetter(*targets))
+            self._indirect_reads[(address, length)] = cached
+        return StatusError.NONE, bytes(cached[1](self.memory)[:length])
 
     def write(self, address: int, data: bytes) -> int:
         """Apply a WRITE; return the status error number (0 = accepted)."""
@@ -148,7 +163,7 @@ class EmulatedServo:
                 return StatusError.ACCESS
             goal = int.from_bytes(data, 'little', signed=True)
             if self.memory[OPERATING_MODE] in (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION) \
-                    and not self.get('min_position_limit') <= goal <= self.get('max_position_limit'):
+                    and not self._limit(MIN_POSITION_LIMIT) <= goal <= self._limit(MAX_POSITION_LIMIT):
                 return StatusError.DATA_LIMIT
             self.memory[GOAL_POSITION:GOAL_POSITION + 4] = data
             return StatusError.NONE
@@ -187,7 +202,7 @@ class EmulatedServo:
 
     @property
     def error_byte_flags(self) -> int:
-        return ALERT_BIT if self.get('hardware_error_status') else 0
+        return ALERT_BIT if self.memory[HARDWARE_ERROR_STATUS] else 0
 
     # -- faults -----------------------------------------------------------------------------
     def raise_hardware_error(self, bits: int) -> None:
@@ -465,7 +480,7 @@ class ServoBusEmulator:
             pass
 
     def _return_delay_s(self, servo: EmulatedServo) -> float:
-        return servo.get('return_delay_time') * ct.RETURN_DELAY_UNIT_US * 1e-6
+        return servo.memory[RETURN_DELAY_TIME] * ct.RETURN_DELAY_UNIT_US * 1e-6
 
     def _answering(self, servo_id: int) -> EmulatedServo | None:
         servo = self.servos.get(servo_id)
