@@ -72,6 +72,20 @@ def test_indirect_addresses_map_feedback(bus) -> None:
     assert result == sdk.COMM_SUCCESS and int.from_bytes(bytes(values[:4]), 'little') == 2048
 
 
+def test_indirect_data_follows_a_remap_of_the_same_slots(bus) -> None:
+    port, packet = open_port(bus)
+
+    def point_slots_at(addresses: list[int]) -> None:
+        data = b''.join(a.to_bytes(2, 'little') for a in addresses)
+        assert packet.writeTxRx(port, 4, 168, len(data), list(data)) == (sdk.COMM_SUCCESS, 0)
+
+    point_slots_at([132, 133, 134, 135])  # present position
+    assert packet.read4ByteTxRx(port, 4, 224) == (2048, sdk.COMM_SUCCESS, 0)
+    point_slots_at([7, 8, 9, 10])  # id, baud rate, return delay time (250), drive mode
+    values, result, _ = packet.readTxRx(port, 4, 224, 4)
+    assert result == sdk.COMM_SUCCESS and values[:3] == [4, 1, 250]
+
+
 def test_bus_watchdog_stops_servo_and_latches_goal_until_zero(bus) -> None:
     port, packet = open_port(bus)
     packet.write1ByteTxRx(port, 5, 64, 1)
