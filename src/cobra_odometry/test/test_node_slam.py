@@ -53,7 +53,7 @@ class Collector:
         self.odom: list[Odometry] = []
         self.events: list[str] = []
         self.diagnostics: list[DiagnosticStatus] = []
-        node.create_subscription(Odometry, 'odom', self.odom.append, 50)
+        node.create_subscription(Odometry, 'odom', self.odom.append, 1000)
         node.create_subscription(String, 'odometry/events', lambda m: self.events.append(m.data), EVENTS_QOS)
         node.create_subscription(DiagnosticArray, 'diagnostics',
                                  lambda m: self.diagnostics.extend(s for s in m.status if s.name == 'odometry: slam'), 10)
@@ -82,7 +82,7 @@ def test_topic_with_noise_loss_and_jump(start_node, test_node, spin) -> None:
                         and any('LOST' in e for e in collector.events), 10.0), node.output()
             state_pub.publish(Int32(data=int(TrackingState.OK)))
         pose_pub.publish(_pose_stamped(sample))
-        spin(test_node, lambda: False, 0.004)
+        spin(test_node, lambda: False, 0.01)  # ~100 poses/s: a loaded machine keeps up
     # best-effort input may drop a few poses on a loaded machine; the checks below do not need all
     assert spin(test_node, lambda: len(collector.odom) >= 0.9 * len(samples), 10.0), node.output()
     spin(test_node, lambda: any(d.level == DiagnosticStatus.WARN and 're-anchored' in d.message
