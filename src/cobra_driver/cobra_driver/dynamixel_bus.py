@@ -17,7 +17,7 @@ import dynamixel_sdk as sdk
 
 from cobra_driver import control_table as ct
 
-READ_POLL_S = 0.0002  # longest block in select while a reply is awaited
+MAX_READ_BLOCK_S = 0.05  # a read never blocks longer, whatever the packet timeout says
 PLAIN_READS_AFTER_FAST_FAILURE = 50
 MIN_REPLY_WAIT_MS = 0.3  # even a late cycle gives the bus this long to answer
 WIRE_BITS_PER_BYTE = 10  # start bit, 8 data bits, stop bit
@@ -100,9 +100,10 @@ class CountingPortHandler(sdk.PortHandler):
     def readPort(self, length: int) -> bytes:
         data = super().readPort(length)
         if not data:
-            # The SDK polls a non-blocking port in a tight loop; block briefly in select instead,
-            # which frees the CPU and the GIL (the node's executor threads need it) while waiting.
-            select.select([self.ser.fileno()], [], [], READ_POLL_S)
+            # The SDK polls a non-blocking port in a tight loop; block in select until bytes come or
+            # the packet times out instead: one wake-up per reply, CPU and GIL free meanwhile.
+            remaining_ms = self.packet_timeout - self.getTimeSinceStart()
+            select.select([self.ser.fileno()], [], [], min(MAX_READ_BLOCK_S, max(0.0, remaining_ms / 1000.0)))
             data = super().readPort(length)
         self.bytes_read += len(data)
         return data
