@@ -93,12 +93,20 @@ def test_camera_and_latch_frames_present(model):
     assert model.root == 'base_link'
 
 
-def test_optical_frame_z_axis_points_along_base_link_x(model):
-    transform = model.transform('base_link', 'camera_imu_optical_frame')
+@pytest.mark.parametrize('frame', ['camera_imu_optical_frame', 'camera_depth_optical_frame',
+                                   'camera_color_optical_frame'])
+def test_optical_frame_z_axis_points_along_base_link_x(model, frame):
+    transform = model.transform('base_link', frame)
     np.testing.assert_allclose(transform[:3, 2], [1.0, 0.0, 0.0], atol=1e-6)
     # optical convention: x right (-y of base), y down (-z of base)
     np.testing.assert_allclose(transform[:3, 0], [0.0, -1.0, 0.0], atol=1e-6)
     np.testing.assert_allclose(transform[:3, 1], [0.0, 0.0, -1.0], atol=1e-6)
+
+
+def test_color_camera_sits_15_mm_left_of_the_depth_camera(model):
+    depth = model.transform('camera_link', 'camera_depth_optical_frame')[:3, 3]
+    color = model.transform('camera_link', 'camera_color_optical_frame')[:3, 3]
+    np.testing.assert_allclose(color - depth, [0.0, 0.015, 0.0], atol=1e-9)
 
 
 def test_camera_sits_at_the_front_of_the_head(model):

@@ -13,6 +13,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, Imu
 
+from cobra_description.robot_model import load_robot_model
 from cobra_odometry.odometry_node import EVENT_QOS as EVENTS_QOS
 from cobra_odometry.realsense_recording import (SyntheticRecording, default_accel, default_gyro,
                                                 write_synthetic_recording)
@@ -84,6 +85,8 @@ def test_recording_played_back_through_node(recording: Path, start_node, test_no
     assert (color[0].encoding, color[0].step, color[0].header.frame_id) == ('rgb8', width * 3, 'camera_color_optical_frame')
     assert (depth[0].encoding, depth[0].step, depth[0].header.frame_id) == ('16UC1', width * 2, 'camera_depth_optical_frame')
     assert len(color[0].data) == width * height * 3
+    frames = load_robot_model().links  # every frame the camera stamps exists in the URDF (TF can resolve it)
+    assert {imu[0].header.frame_id, color[0].header.frame_id, depth[0].header.frame_id} <= set(frames)
     assert int(np.frombuffer(bytes(depth[0].data), np.uint16)[0]) >= 1000
     for stream in (color, depth):
         image_stamps = np.array([_stamp(m) for m in stream])
