@@ -168,20 +168,22 @@ class CobraSim:
         """[n_bodies, 6]: force [N] and torque about the COM [N·m] on each robot body from the
         environment (not from other robot bodies), in world axes."""
         wrenches = np.zeros((self.model.nbody, 6))
-        first = self.root_body_id
-        contact_force = np.zeros(6)
-        for index in range(self.data.ncon):
-            contact = self.data.contact[index]
-            bodies = self.model.geom_bodyid[[contact.geom1, contact.geom2]]
-            on_robot = bodies >= first
-            if on_robot.all() or not on_robot.any():
-                continue
-            mujoco.mj_contactForce(self.model, self.data, index, contact_force)
-            # the contact force acts on geom2 along the normal (frame row 0), so negate for geom1
-            force = contact.frame.reshape(3, 3).T @ contact_force[:3] * (1.0 if on_robot[1] else -1.0)
-            body = int(bodies[1] if on_robot[1] else bodies[0])
-            wrenches[body, :3] += force
-            wrenches[body, 3:] += np.cross(contact.pos - self.data.xipos[body], force)
+        if self.data.ncon == 0:
+            return wrenches[self._contact_body_ids]
+        contacts = self.data.contact
+        bodies = self.model.geom_bodyid[np.stack([contacts.geom1, contacts.geom2], axis=1)]
+        on_robot = bodies >= self.root_body_id
+        environment = np.flatnonzero(on_robot[:, 0] != on_robot[:, 1])  # robot-robot contacts excluded
+        local = np.zeros((len(environment), 6))
+        for row, index in enumerate(environment):
+            mujoco.mj_contactForce(self.model, self.data, int(index), local[row])
+        # contact frame rows are its axes in world; the force acts on geom2, so negate for geom1
+        robot_is_geom2 = on_robot[environment, 1]
+        force = np.einsum('nji,nj->ni', contacts.frame[environment].reshape(-1, 3, 3), local[:, :3])
+        force *= np.where(robot_is_geom2, 1.0, -1.0)[:, None]
+        body = np.where(robot_is_geom2, bodies[environment, 1], bodies[environment, 0])
+        torque = np.cross(contacts.pos[environment] - self.data.xipos[body], force)
+        np.add.at(wrenches, body, np.hstack([force, torque]))
         return wrenches[self._contact_body_ids]
 
     def body_state(self) -> BodyState:
