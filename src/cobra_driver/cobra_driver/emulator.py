@@ -131,8 +131,14 @@ class EmulatedServo:
         self._set(ct.ITEMS['moving'], int(abs(self.velocity_rad_s) > 1e-3))
         self._set(ct.ITEMS['realtime_tick'], int(time.monotonic() * 1000.0) % 32768)
 
-    def _limit(self, address: int) -> int:
-        return int.from_bytes(self.memory[address:address + 4], 'little', signed=True)
+    def _goal_beyond_limits(self, goal: int) -> bool:
+        """The position modes refuse a goal outside the position limits (the others ignore them)."""
+        memory = self.memory
+        if memory[OPERATING_MODE] not in (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION):
+            return False
+        low = int.from_bytes(memory[MIN_POSITION_LIMIT:MIN_POSITION_LIMIT + 4], 'little', signed=True)
+        high = int.from_bytes(memory[MAX_POSITION_LIMIT:MAX_POSITION_LIMIT + 4], 'little', signed=True)
+        return not low <= goal <= high
 
     def _resolve(self, address: int) -> int:
         """Address that really holds the byte at `address` (follows indirect data slots)."""
@@ -162,8 +168,7 @@ class EmulatedServo:
             if self.memory[BUS_WATCHDOG] == ct.BUS_WATCHDOG_TRIPPED:
                 return StatusError.ACCESS
             goal = int.from_bytes(data, 'little', signed=True)
-            if self.memory[OPERATING_MODE] in (ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION) \
-                    and not self._limit(MIN_POSITION_LIMIT) <= goal <= self._limit(MAX_POSITION_LIMIT):
+            if self._goal_beyond_limits(goal):
                 return StatusError.DATA_LIMIT
             self.memory[GOAL_POSITION:GOAL_POSITION + 4] = data
             return StatusError.NONE
@@ -186,11 +191,8 @@ class EmulatedServo:
             staged[target] = byte
         goal_item = ct.ITEMS['goal_position']
         if any(t in range(goal_item.address, goal_item.address + 4) for t in targets):
-            goal = ct.decode(goal_item, staged[goal_item.address:goal_item.address + 4])
-            if self.get('operating_mode') == ct.OperatingMode.POSITION or \
-                    self.get('operating_mode') == ct.OperatingMode.CURRENT_BASED_POSITION:
-                if not self.get('min_position_limit') <= goal <= self.get('max_position_limit'):
-                    return StatusError.DATA_LIMIT
+            if self._goal_beyond_limits(ct.decode(goal_item, staged[goal_item.address:goal_item.address + 4])):
+                return StatusError.DATA_LIMIT
         torque_address = ct.ITEMS['torque_enable'].address
         if torque_address in targets and staged[torque_address] == 1 and self.get('hardware_error_status'):
             return StatusError.RESULT_FAIL

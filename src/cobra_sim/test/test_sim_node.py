@@ -17,6 +17,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
+from cobra_description.ros_entry import stamp_seconds
+
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 # deep queues; a loaded test process can still miss best-effort samples, so rates are judged by stamps
@@ -45,7 +47,7 @@ def sim_process(ros_env):
 
 
 def stamp_s(message) -> float:
-    return message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+    return stamp_seconds(message.header.stamp)
 
 
 def assert_published_every(stamps_s: list[float], period_s: float) -> None:
@@ -97,7 +99,7 @@ def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
     assert truth.pose.pose.position.z == pytest.approx(0.045, abs=0.01)
     assert estimate.pose.covariance[0] == pytest.approx(0.01 ** 2)
 
-    clock_times = [m.clock.sec + m.clock.nanosec * 1e-9 for m in received['clock']]
+    clock_times = [stamp_seconds(m.clock) for m in received['clock']]
     assert all(b > a for a, b in zip(clock_times, clock_times[1:]))
     assert min(b - a for a, b in zip(clock_times, clock_times[1:])) == pytest.approx(0.001, abs=1e-6)
 
@@ -178,10 +180,6 @@ def test_latch_and_torque_services(sim_process, ros_node):
     assert response.success and 'limp' in response.message
 
 
-def clock_s(message: Clock) -> float:
-    return message.clock.sec + message.clock.nanosec * 1e-9
-
-
 def test_holds_time_at_zero_until_a_gait_publishes_commands(ros_env, ros_node):
     process = start_sim(ros_env, 'wait_for_peers_s:=60.0', 'wait_for_recorder:=false')
     try:
@@ -190,8 +188,8 @@ def test_holds_time_at_zero_until_a_gait_publishes_commands(ros_env, ros_node):
         spin_until(ros_node, lambda: False, 4.0)  # well past start-up and settling
         assert not clocks
         ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
-        spin_until(ros_node, lambda: clocks and clock_s(clocks[-1]) > 0.5, 20.0)
-        assert clock_s(clocks[0]) < 0.05 and clock_s(clocks[-1]) > 0.5
+        spin_until(ros_node, lambda: clocks and stamp_seconds(clocks[-1].clock) > 0.5, 20.0)
+        assert stamp_seconds(clocks[0].clock) < 0.05 and stamp_seconds(clocks[-1].clock) > 0.5
     finally:
         output = stop_sim(process)
     assert 'peers present: starting' in output
@@ -202,7 +200,7 @@ def test_gives_up_waiting_for_peers_and_says_which(ros_env, ros_node):
     try:
         clocks: list[Clock] = []
         ros_node.create_subscription(Clock, 'clock', clocks.append, RELIABLE)
-        spin_until(ros_node, lambda: clocks and clock_s(clocks[-1]) > 0.2, 30.0)
+        spin_until(ros_node, lambda: clocks and stamp_seconds(clocks[-1].clock) > 0.2, 30.0)
         assert clocks
     finally:
         output = stop_sim(process)
