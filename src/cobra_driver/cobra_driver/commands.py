@@ -2,7 +2,7 @@
 
 The rules themselves (unknown name / non-finite / length mismatch -> ignore the whole message;
 clamp to the URDF limits; stale after `timeout_s` -> hold) are the shared
-`cobra_description.command_guard.JointCommandGuard`; this module adds what a 500 Hz consumer of
+`cobra_common.command_guard.JointCommandGuard`; this module adds what a 500 Hz consumer of
 ~100 Hz commands needs. Between arrivals the target is either held, or interpolated from the
 previous to the newest command over the measured arrival interval (one interval of added
 latency, no overshoot), or extrapolated with the command's velocity feed-forward (capped at one
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from cobra_description.command_guard import JointCommandGuard
+from cobra_common.command_guard import JointCommandGuard
 from cobra_description.robot_model import Joint
 
 MODES = ('hold', 'interpolate')

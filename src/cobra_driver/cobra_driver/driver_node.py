@@ -25,7 +25,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
-from cobra_description.ros_entry import init_with_stop_signals
+from cobra_common.ros_entry import init_with_stop_signals
 from cobra_driver.driver_config import PARAMETERS, ConfigError, build_config, validate
 from cobra_driver.driver_core import JointDriver, JointSample, StartupError
 

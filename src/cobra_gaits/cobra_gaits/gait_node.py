@@ -14,7 +14,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_description.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.ros_entry import StartupError, declare, describe, run_node
 from cobra_gaits.presets import CSV_GAIT, PRESET_FIELDS
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)

@@ -29,7 +29,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.subscription import Subscription
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
-from cobra_description.ros_entry import declare, describe, run_node, StartupError
+from cobra_common.ros_entry import declare, describe, run_node, StartupError
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
 
 DEFAULT_TOPICS = [

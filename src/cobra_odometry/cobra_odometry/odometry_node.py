@@ -25,7 +25,7 @@ from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_description.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
+from cobra_common.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
                                          stamp_seconds)
 from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
 from cobra_odometry.imu_interpolation import ImuSample, ImuUniter

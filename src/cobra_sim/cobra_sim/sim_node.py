@@ -21,9 +21,9 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
-from cobra_description.command_guard import JointCommandGuard
+from cobra_common.command_guard import JointCommandGuard
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
-from cobra_description.ros_entry import StartupError, declare, describe, run_node, set_stamp
+from cobra_common.ros_entry import StartupError, declare, describe, run_node, set_stamp
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.terrain import TERRAINS, make_terrain

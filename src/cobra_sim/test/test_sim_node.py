@@ -17,7 +17,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
-from cobra_description.ros_entry import stamp_seconds
+from cobra_common.ros_entry import stamp_seconds
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)

@@ -1,6 +1,6 @@
 """Node entry-point plumbing shared by the COBRA nodes: clean shutdown and clear startup errors.
 
-The only module of cobra_description that imports rclpy; node modules use it, libraries don't.
+Every node module uses it; libraries never import it (they stay testable without rclpy).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from cobra_description.command_guard import JointCommandGuard
+from cobra_common.command_guard import JointCommandGuard
 from cobra_description.robot_model import Joint, JointLimits, Pose
 
 

@@ -1,0 +1,22 @@
+from setuptools import find_packages, setup
+
+package_name = 'cobra_common'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+    ],
+    install_requires=['setuptools'],
+    zip_safe=True,
+    maintainer='COBRA maintainers',
+    maintainer_email='cobra-maintainers@example.com',
+    description='Node plumbing shared by every COBRA node and the joint_commands safety rules.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [],
+    },
+)
