@@ -1,8 +1,14 @@
 """The contract's safety rules for `joint_commands`, kept by every consumer (driver and sim).
 
-A message with an unknown joint name or a non-finite value is rejected whole (never moved on);
-accepted positions are clamped to the URDF limits; no accepted command for `timeout_s` means
-the consumer holds its last position.
+A message is rejected whole (never moved on, never counted as a heartbeat) when it names no
+joint, names a joint twice or a joint the consumer does not know, has position / velocity /
+effort lists whose lengths do not match the names, or holds a non-finite value in any of them.
+Accepted positions are clamped to the URDF limits; no accepted command for `timeout_s` means the
+consumer holds its last position. Every consumer (driver and sim) passes the whole message
+(`check_message`) so both sides give the same verdict for the same message.
+
+Rejection causes (diagnostics keys `commands_rejected_<cause>`): 'empty', 'length_mismatch',
+'duplicate_joint', 'unknown_joint', 'non_finite'.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from cobra_description.robot_model import Joint
 
@@ -23,6 +30,15 @@ class CommandVerdict:
     velocities_rad_s: dict[str, float] | None = None  # the optional feed-forward, when given
 
 
+class JointCommandMessage(Protocol):
+    """The fields of sensor_msgs/JointState the guard reads (no rclpy import here)."""
+
+    name: Sequence[str]
+    position: Sequence[float]
+    velocity: Sequence[float]
+    effort: Sequence[float]
+
+
 class JointCommandGuard:
     def __init__(self, joints: Sequence[Joint], timeout_s: float = 0.2) -> None:
         self._limits = {j.name: (j.limits.lower_rad, j.limits.upper_rad) for j in joints}
@@ -31,9 +47,14 @@ class JointCommandGuard:
         self.clamped = 0
         self._last_accepted_s: float | None = None
 
+    def check_message(self, message: JointCommandMessage, now_s: float) -> CommandVerdict:
+        """Judge a whole joint_commands message: what both consumers call."""
+        return self.check(message.name, message.position, now_s, message.velocity, message.effort)
+
     def check(self, names: Sequence[str], positions: Sequence[float], now_s: float,
-              velocities: Sequence[float] = ()) -> CommandVerdict:
-        verdict = self._judge(names, positions, velocities)
+              velocities: Sequence[float] = (), efforts: Sequence[float] = ()) -> CommandVerdict:
+        """Verdict on one command; only an accepted one counts as a heartbeat (see is_stale)."""
+        verdict = self._judge(names, positions, velocities, efforts)
         if verdict.positions_rad is None:
             self.rejections[verdict.cause] += 1
         else:
@@ -41,18 +62,27 @@ class JointCommandGuard:
         return verdict
 
     def _judge(self, names: Sequence[str], positions: Sequence[float],
-               velocities: Sequence[float]) -> CommandVerdict:
-        if len(names) != len(positions) or len(velocities) not in (0, len(names)):
+               velocities: Sequence[float], efforts: Sequence[float]) -> CommandVerdict:
+        if not names:
+            return CommandVerdict(None, 'empty', f'no joint names ({len(positions)} positions): '
+                                  'an empty command is not a heartbeat; name the joints to move')
+        if (len(names) != len(positions) or len(velocities) not in (0, len(names))
+                or len(efforts) not in (0, len(names))):
             return CommandVerdict(None, 'length_mismatch', f'{len(names)} names but {len(positions)} '
-                                  f'positions and {len(velocities)} velocities')
+                                  f'positions, {len(velocities)} velocities and {len(efforts)} efforts')
+        duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
+        if duplicates:
+            return CommandVerdict(None, 'duplicate_joint', f'joint name(s) {duplicates} given more '
+                                  'than once; name each joint once per message')
         unknown = [name for name in names if name not in self._limits]
         if unknown:
             return CommandVerdict(None, 'unknown_joint', f'unknown joint name(s) {unknown}; '
                                   f'known: {list(self._limits)}')
-        bad = [name for name, *values in zip(names, positions, *([velocities] if velocities else []))
+        columns = [positions, *(values for values in (velocities, efforts) if len(values))]
+        bad = [name for name, *values in zip(names, *columns)
                if not all(math.isfinite(v) for v in values)]
         if bad:
-            return CommandVerdict(None, 'non_finite', f'non-finite position or velocity for {bad}')
+            return CommandVerdict(None, 'non_finite', f'non-finite position, velocity or effort for {bad}')
         accepted = {}
         for name, value in zip(names, positions):
             lower, upper = self._limits[name]

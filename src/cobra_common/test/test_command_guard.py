@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -105,3 +106,56 @@ def test_velocity_feed_forward_is_checked_and_passed_on(guard):
     assert guard.check(['a'], [0.1], 0.0).velocities_rad_s is None
     assert guard.check(['a'], [0.1], 0.0, velocities=[float('nan')]).cause == 'non_finite'
     assert guard.check(['a', 'b'], [0.1, 0.2], 0.0, velocities=[0.5]).cause == 'length_mismatch'
+
+
+@dataclass
+class _Message:
+    """The JointState fields the guard reads (sensor_msgs/JointState has the same names)."""
+    name: list[str]
+    position: list[float]
+    velocity: list[float] = field(default_factory=list)
+    effort: list[float] = field(default_factory=list)
+
+
+@pytest.mark.parametrize('message, cause', [
+    (_Message([], []), 'empty'),
+    (_Message([], [0.5]), 'empty'),
+    (_Message(['a', 'a'], [0.1, 0.2]), 'duplicate_joint'),
+    (_Message(['a', 'b', 'a'], [0.1, 0.2, 0.1]), 'duplicate_joint'),
+    (_Message(['a'], [0.1], [math.nan]), 'non_finite'),
+    (_Message(['a', 'b'], [0.1, 0.2], [0.0, math.inf]), 'non_finite'),
+    (_Message(['a'], [0.1], [], [-math.inf]), 'non_finite'),
+    (_Message(['a'], [0.1], [], [1.0, 2.0]), 'length_mismatch'),
+])
+def test_whole_message_is_rejected_with_cause(guard, message, cause):
+    verdict = guard.check_message(message, now_s=0.0)
+    assert verdict.positions_rad is None
+    assert verdict.cause == cause
+    assert guard.rejections == {cause: 1}
+
+
+def test_empty_command_is_not_a_heartbeat(guard):
+    guard.check(['a'], [0.0], now_s=1.0)
+    assert guard.check([], [], now_s=1.15).cause == 'empty'
+    assert guard.is_stale(1.25)  # only the command at 1.0 counted
+
+
+def test_duplicate_detail_names_the_joint(guard):
+    detail = guard.check(['a', 'b', 'a'], [0.0, 0.0, 0.0], now_s=0.0).detail
+    assert "['a']" in detail and 'more than once' in detail
+
+
+def test_message_with_finite_feed_forward_and_effort_is_accepted(guard):
+    verdict = guard.check_message(_Message(['a', 'b'], [0.1, 0.2], [0.5, -0.5], [0.0, 1.0]), now_s=0.0)
+    assert verdict.positions_rad == {'a': 0.1, 'b': 0.2}
+    assert verdict.velocities_rad_s == {'a': 0.5, 'b': -0.5}
+    assert not guard.is_stale(0.0)
+
+
+def test_a_real_joint_state_is_judged_whole(guard):
+    """check_message reads every field of sensor_msgs/JointState: a NaN feed-forward is refused."""
+    from sensor_msgs.msg import JointState
+    message = JointState(name=['a', 'b'], position=[0.1, 0.2], velocity=[math.nan, 0.0])
+    assert guard.check_message(message, now_s=0.0).cause == 'non_finite'
+    message.velocity = [0.3, 0.0]
+    assert guard.check_message(message, now_s=0.0).velocities_rad_s == {'a': 0.3, 'b': 0.0}
