@@ -17,8 +17,8 @@ def parameters() -> dict:
     return load_gait_parameters(GAIT_YAML)
 
 
-def _write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / 'gait.yaml'
+def _write(tmp_path: Path, text: str, name: str = 'gait.yaml') -> Path:
+    path = tmp_path / name
     path.write_text(text)
     return path
 
@@ -115,3 +115,62 @@ def test_yaml_that_is_not_a_mapping_raises_gait_error(tmp_path):
     """A list at the top level is a malformed parameter file: GaitError, which callers catch."""
     with pytest.raises(GaitError):
         load_gait_parameters(_write(tmp_path, '- gait_node\n- ros__parameters\n'))
+
+
+USER_PRESET = '''gait_node:
+  ros__parameters:
+    preset_names: [gait1, gait2, crawl]
+    crawl:
+      frequency_hz: 0.2
+      amplitude_vertical_rad: 0.2
+      amplitude_horizontal_rad: 0.4
+'''
+
+
+def test_preset_defined_in_a_params_file_is_available(tmp_path):
+    """A user's params_file given after the defaults adds its presets (bringup passes both)."""
+    user = _write(tmp_path, USER_PRESET)
+    parameters = load_gait_parameters(GAIT_YAML, user)
+    assert available_gaits(parameters) == ['gait1', 'gait2', 'crawl', 'csv']
+    crawl = preset_params(parameters, 'crawl')
+    assert (crawl.frequency_hz, crawl.amplitude_horizontal_rad) == (0.2, 0.4)
+    assert crawl.ramp_duration_s == 2.0  # from the defaults file
+    assert preset_params(parameters, 'gait1').frequency_hz == 0.4
+
+
+def test_later_file_overrides_single_nested_values(tmp_path):
+    user = _write(tmp_path, 'gait_node:\n  ros__parameters:\n    ramp_duration_s: 4.0\n'
+                            '    gait2:\n      frequency_hz: 0.25\n')
+    gait2 = preset_params(load_gait_parameters(GAIT_YAML, user), 'gait2')
+    assert gait2.frequency_hz == 0.25
+    assert gait2.amplitude_horizontal_rad == pytest.approx(0.90)  # kept from the defaults
+    assert gait2.ramp_duration_s == 4.0
+
+
+def test_params_file_without_gait_section_adds_nothing(tmp_path):
+    user = _write(tmp_path, 'sim_node:\n  ros__parameters:\n    terrain: rigid\n')
+    assert load_gait_parameters(GAIT_YAML, user) == load_gait_parameters(GAIT_YAML)
+
+
+def test_wildcard_section_applies_to_the_gait_node(tmp_path):
+    user = _write(tmp_path, '/**:\n  ros__parameters:\n    direction: right\n')
+    assert load_gait_parameters(GAIT_YAML, user)['direction'] == 'right'
+
+
+def test_no_gait_section_in_any_file_names_them_all(tmp_path):
+    first = _write(tmp_path, 'sim_node:\n  ros__parameters: {}\n', 'a.yaml')
+    second = _write(tmp_path, 'logger:\n  ros__parameters: {}\n', 'b.yaml')
+    with pytest.raises(GaitError, match=f'{first}, {second}: no "gait_node:" section'):
+        load_gait_parameters(first, second)
+
+
+def test_non_numeric_preset_value_is_a_gait_error(tmp_path):
+    parameters = {'preset_names': ['g'], 'g': {'frequency_hz': 'fast', 'amplitude_vertical_rad': 0.1,
+                                               'amplitude_horizontal_rad': 0.1}}
+    with pytest.raises(GaitError, match="g.frequency_hz must be a number, got 'fast'"):
+        preset_params(parameters, 'g')
+
+
+def test_directory_as_parameter_file_is_named(tmp_path):
+    with pytest.raises(GaitError, match='is a directory'):
+        load_gait_parameters(tmp_path)
