@@ -7,6 +7,14 @@ p50/p99/max period (from the joint_states read stamps over the whole run and fro
 driver's own 5 s window), missed deadlines, failed reads, bus bytes per cycle, wire time per
 cycle at the configured baud rate (the physical floor) and the driver's CPU use.
 
+Before the driver, the same run measures the bare baseline against the same emulator: the
+official SDK's GroupSyncWrite of the goal positions + Fast Sync Read (GroupSyncRead.fastSyncRead)
+of the same block from the same servos, in this process, CPU per cycle from time.process_time
+around the SDK calls. Its port waits for replies in select() (as the driver's does) instead of
+the SDK's busy poll, so the baseline is the SDK's packet work, not time spent spinning while
+the emulator answers. The printed ratio is the driver node's whole CPU per cycle (loop,
+pacing, ROS publishing, the executor taking 100 Hz commands) over that baseline.
+
     python scripts/bench/driver_bench.py --seconds 20
 """
 
@@ -14,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import select
 import os
 import signal
 import subprocess
@@ -28,12 +37,59 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCES = [str(p) for p in sorted((REPO / 'src').iterdir()) if (p / 'package.xml').exists()]
 sys.path[:0] = SOURCES
 
+import dynamixel_sdk as sdk
+
+from cobra_driver import control_table as ct
 from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s
+from cobra_driver.loop_timing import DeadlineScheduler
 
 
 def cpu_seconds(pid: int) -> float:
     fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+class SelectPortHandler(sdk.PortHandler):
+    """The SDK's port, waiting for reply bytes in select() instead of polling in a tight loop."""
+
+    def readPort(self, length: int) -> bytes:
+        data = super().readPort(length)
+        if not data:
+            remaining_s = max(0.0, (self.packet_timeout - self.getTimeSinceStart()) / 1000.0)
+            select.select([self.ser.fileno()], [], [], min(0.05, remaining_s))
+            data = super().readPort(length)
+        return data
+
+
+def bare_sdk_cpu_per_cycle(port: str, servo_ids: list[int], rate_hz: float, seconds: float) -> tuple[float, int, int]:
+    """(CPU seconds per cycle of Sync Write + Fast Sync Read, cycles, failed reads) with the bare SDK."""
+    handler = SelectPortHandler(port)
+    handler.openPort()
+    handler.setBaudRate(4_000_000)
+    packet = sdk.PacketHandler(2.0)
+    goal = ct.ITEMS['goal_position']
+    write = sdk.GroupSyncWrite(handler, packet, goal.address, goal.size)
+    read = sdk.GroupSyncRead(handler, packet, ct.INDIRECT_DATA_1, FeedbackBlock().length)
+    for servo_id in servo_ids:  # set-up as the driver does it: no return delay (default 500 us each)
+        packet.write1ByteTxRx(handler, servo_id, ct.ITEMS['return_delay_time'].address, 0)
+        write.addParam(servo_id, list(ct.encode(goal, ct.POSITION_CENTRE_TICK)))
+        read.addParam(servo_id)
+    scheduler = DeadlineScheduler(1.0 / rate_hz)
+    cpu_s, cycles, failed = 0.0, 0, 0
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            scheduler.wait()
+            start = time.process_time()
+            for servo_id in servo_ids:  # a new goal each cycle, as the driver sends
+                write.changeParam(servo_id, list(ct.encode(goal, ct.POSITION_CENTRE_TICK + cycles % 16)))
+            write.txPacket()
+            failed += read.fastSyncRead() != sdk.COMM_SUCCESS
+            cpu_s += time.process_time() - start
+            cycles += 1
+    finally:
+        handler.closePort()
+    return cpu_s / max(1, cycles), cycles, failed
 
 
 def main() -> int:
@@ -62,6 +118,8 @@ def main() -> int:
     emulator = subprocess.Popen(emulator_cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
     emulator.stdout.readline()
+    bare_cpu_s, bare_cycles, bare_failed = bare_sdk_cpu_per_cycle(
+        str(link), list(range(1, args.servos + 1)), args.rate, min(args.seconds, 10.0))
     names = [f'joint_{i}' for i in range(1, joint_count + 1)]
     driver_cmd = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args',
                   '--params-file', str(REPO / 'config' / 'driver.yaml'), '-p', f'port:={link}',
@@ -120,7 +178,8 @@ def main() -> int:
             rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, next_command - time.monotonic())))
         elapsed = time.monotonic() - start_wall
         measured_stamps = list(stamps)  # the drain below is for the last diagnostics, not for the rate
-        driver_cpu = (cpu_seconds(driver.pid) - start_cpu) / elapsed * 100.0
+        driver_cpu_s = cpu_seconds(driver.pid) - start_cpu
+        driver_cpu = driver_cpu_s / elapsed * 100.0
         emulator_cpu = (cpu_seconds(emulator.pid) - start_emulator_cpu) / elapsed * 100.0
         load = os.getloadavg()[0]
         end = time.monotonic() + 1.5
@@ -171,6 +230,12 @@ def main() -> int:
               f'({100 * wire / period_ms:.0f} % of the period, before per-packet latencies)')
     print(f'  driver CPU use              {driver_cpu:.1f} % of one core '
           f'({driver_cpu * 10 / max(1.0, len(stamps) / elapsed):.3f} ms per published cycle)')
+    driver_cycles = round(elapsed * float(diagnostics.get('rate_hz', args.rate)))  # cycles in the CPU window
+    driver_cpu_per_cycle_ms = driver_cpu_s / max(1, driver_cycles) * 1e3
+    print(f'  bare SDK CPU per cycle      {bare_cpu_s * 1e3:.3f} ms (Sync Write + Fast Sync Read, {bare_cycles} cycles, '
+          f'{bare_failed} failed reads)')
+    print(f'  driver CPU per cycle        {driver_cpu_per_cycle_ms:.3f} ms ({driver_cycles} cycles, whole node process)')
+    print(f'  ratio driver / bare SDK     {driver_cpu_per_cycle_ms / (bare_cpu_s * 1e3):.2f}x')
     print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos)')
     print(f'  machine load average        {load:.2f} on {os.cpu_count()} CPUs')
     print(f'  driver log                  {tmp / "driver.log"}')
