@@ -503,7 +503,7 @@ class OdometryNode(Node):
             never = estimator.counters.poses_in == 0
             state = estimator.tracking_state
             counters = estimator.counters
-            degraded = estimator.is_degraded(self._now_s())
+            reanchored = estimator.reanchored_recently
         problems = []
         if never and self._p['pose_source'] != 'none':
             problems.append('no SLAM pose received yet')
@@ -511,7 +511,7 @@ class OdometryNode(Node):
             problems.append('SLAM poses stale')
         if state is not None and not state.is_tracking:
             problems.append(f'tracking {state.name}')
-        if degraded and not stale and (state is None or state.is_tracking):
+        if reanchored and not stale and (state is None or state.is_tracking):
             problems.append('re-anchored recently (jump/reset)')
         for kind in ('wrong_type', 'bad_pose', 'bad_line', 'backwards'):
             if kind in self._last_event:

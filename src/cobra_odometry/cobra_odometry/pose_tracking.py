@@ -224,6 +224,15 @@ class OdometryEstimator:
         return OdometryEstimate(stamp_s, odom_base, self._linear_velocity.copy(),
                                 self._angular_velocity.copy(), *self._covariances(degraded), degraded)
 
+    @property
+    def reanchored_recently(self) -> bool:
+        """The latest pose lies within degraded_hold_s after a jump/reset, in pose-stamp time.
+
+        Judged by pose stamps, not the host clock: a replayed or simulated trajectory carries stamps
+        far from now, and the hold is defined on the poses it covers.
+        """
+        return self._last_stamp_s is not None and self._last_stamp_s < self._degraded_until_s
+
     def is_degraded(self, stamp_s: float) -> bool:
         not_tracking = self.tracking_state is not None and not self.tracking_state.is_tracking
         return not_tracking or self._stale or stamp_s < self._degraded_until_s

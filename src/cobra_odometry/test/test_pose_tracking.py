@@ -98,3 +98,18 @@ def test_backwards_and_duplicate_stamps_rejected() -> None:
     estimate, _ = estimator.update_pose(2.1, np.eye(4))
     assert estimate is not None
     assert estimator.counters.backwards == 1 and estimator.counters.duplicates == 1
+
+
+def test_reanchored_recently_judged_in_pose_time() -> None:
+    """Stamps far from the host clock (replay, sim) still show the hold after a jump."""
+    estimator = OdometryEstimator(CameraToBase(EXTRINSIC), OdometryConfig(degraded_hold_s=1.0))
+    assert not estimator.reanchored_recently
+    estimator.update_pose(1000.0, np.eye(4))
+    estimator.update_pose(1000.1, np.eye(4))
+    assert not estimator.reanchored_recently
+    _, events = estimator.update_pose(1000.2, JUMP)
+    assert [e.kind for e in events] == ['jump'] and estimator.reanchored_recently
+    estimator.update_pose(1001.1, JUMP)
+    assert estimator.reanchored_recently
+    estimator.update_pose(1001.3, JUMP)  # hold over
+    assert not estimator.reanchored_recently
