@@ -120,6 +120,14 @@ class SidewindingGenerator:
         self._amplitude_horizontal_signed_rad += float(np.clip(
             self._target_horizontal() - self._amplitude_horizontal_signed_rad, -max_change, max_change))
 
+    def current_amplitudes_rad(self) -> tuple[float, float]:
+        """(vertical, signed horizontal) amplitude now; a retune slews them to the new targets."""
+        return self._amplitude_vertical_rad, self._amplitude_horizontal_signed_rad
+
+    def target_amplitudes_rad(self, params: SidewindingParams) -> tuple[float, float]:
+        """(vertical, signed horizontal) amplitude that `params` make the slew head for."""
+        return params.amplitude_vertical_rad, DIRECTIONS[params.direction] * params.amplitude_horizontal_rad
+
     def positions(self) -> np.ndarray:
         """Joint positions [rad], head to tail."""
         amplitudes = np.where(self._is_pitch, self._amplitude_vertical_rad,
@@ -129,12 +137,19 @@ class SidewindingGenerator:
 
 
 def sample_sidewinding(joint_kinds: Sequence[str], params: SidewindingParams,
-                       duration_s: float, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
-    """Trajectory of a generator started at t = 0: (times [s], positions [n_samples, n_joints])."""
+                       duration_s: float, rate_hz: float,
+                       ramp_in: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Trajectory of a generator started at t = 0: (times [s], positions [n_samples, n_joints]).
+
+    ramp_in=False gives the steady wave from t = 0 (full amplitude, same phase): what a CSV
+    export holds, because the replay applies the start ramp itself.
+    """
     if rate_hz <= 0.0 or duration_s <= 0.0:
         raise GaitError('duration and rate must be positive')
     generator = SidewindingGenerator(joint_kinds, params)
     generator.ramp.start()
+    if not ramp_in:
+        generator.ramp.advance(generator.ramp.duration_s)  # envelope 1; the phase stays at 0
     count = int(round(duration_s * rate_hz)) + 1
     times = np.arange(count) / rate_hz
     rows = np.empty((count, len(joint_kinds)))

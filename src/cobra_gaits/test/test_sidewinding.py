@@ -283,3 +283,10 @@ def test_sample_sidewinding_shape_and_times():
 def test_sample_sidewinding_rejects_non_positive_duration_or_rate(duration, rate):
     with pytest.raises(GaitError, match='duration and rate must be positive'):
         sample_sidewinding(KINDS, _params(), duration, rate)
+
+
+def test_sample_sidewinding_without_ramp_is_the_steady_wave_from_t0():
+    times, rows = sample_sidewinding(KINDS, _params(ramp_duration_s=1.0), duration_s=1.0, rate_hz=100.0,
+                                     ramp_in=False)
+    for index in (0, 30, 100):
+        np.testing.assert_allclose(rows[index], _seed_formula(times[index], 0.35, 0.70, 0.4), atol=1e-9)

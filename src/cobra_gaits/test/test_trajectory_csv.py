@@ -228,12 +228,12 @@ def test_export_main_writes_readable_csv(tmp_path, capsys):
     assert trajectory.joint_names == tuple(JOINTS)
     assert trajectory.positions_rad.shape == (151, 11)
     assert trajectory.duration_s == pytest.approx(3.0)
-    assert np.all(trajectory.positions_rad[0] == 0.0)
-    # after the 2 s ramp: gait1 amplitudes, joint_1 pitch 0.35 rad, joint_2 yaw 0.70 rad
-    t = trajectory.times_s[-1]
-    assert trajectory.positions_rad[-1, 0] == pytest.approx(0.35 * np.sin(2 * np.pi * 0.4 * t), abs=1e-6)
-    assert trajectory.positions_rad[-1, 1] == pytest.approx(
-        0.70 * np.sin(2 * np.pi * 0.4 * t + np.pi / 6), abs=1e-6)
+    # the steady wave from t = 0 (no ramp in the file): joint_1 pitch 0.35 rad, joint_2 yaw 0.70 rad
+    for row in (0, 37, 150):
+        t = trajectory.times_s[row]
+        assert trajectory.positions_rad[row, 0] == pytest.approx(0.35 * np.sin(2 * np.pi * 0.4 * t), abs=1e-6)
+        assert trajectory.positions_rad[row, 1] == pytest.approx(
+            0.70 * np.sin(2 * np.pi * 0.4 * t + np.pi / 6), abs=1e-6)
 
 
 def test_export_direction_right_negates_yaw_columns(tmp_path):
@@ -272,3 +272,128 @@ def test_export_missing_urdf_returns_2(tmp_path, capsys):
                             '--output', str(tmp_path / 'x.csv')])
     assert code == 2
     assert 'URDF not found' in capsys.readouterr().err
+
+
+# --- export without a ramp, replay with one ramp (issue 7: envelope squared) ---------------------
+
+def _export(tmp_path: Path, duration_s: float, rate_hz: float = 100.0, gait: str = 'gait1') -> Path:
+    output = tmp_path / f'{gait}_{duration_s:g}.csv'
+    assert export_csv.main(['--params-file', str(GAIT_YAML), '--gait', gait, '--duration', str(duration_s),
+                            '--rate', str(rate_hz), '--urdf', str(URDF), '--output', str(output)]) == 0
+    return output
+
+
+def test_replayed_export_commands_what_the_generator_does(tmp_path):
+    """One start ramp, not two: the replay of an exported preset follows the live generator."""
+    from cobra_description.robot_model import load_robot_model
+    from cobra_gaits.presets import load_gait_parameters, preset_params
+    from cobra_gaits.sidewinding import SidewindingGenerator
+    joints = load_robot_model(URDF).gait_joints()
+    params = preset_params(load_gait_parameters(GAIT_YAML), 'gait1')
+    replay = TrajectoryReplay(read_trajectory_csv(_export(tmp_path, 5.0), JOINTS), params.ramp_duration_s)
+    generator = SidewindingGenerator([j.axis_kind for j in joints], params)
+    replay.ramp.start()
+    generator.ramp.start()
+    worst = 0.0
+    for _ in range(400):  # 4 s at 100 Hz: through the 2 s ramp and beyond
+        replay.advance(0.01)
+        generator.advance(0.01)
+        worst = max(worst, float(np.max(np.abs(replay.positions() - generator.positions()))))
+    assert worst < 1e-6
+
+
+def test_export_notes_whether_the_file_is_loopable(tmp_path, capsys):
+    _export(tmp_path, 5.0)  # 2 cycles at 0.4 Hz
+    assert '(2 gait cycles)' in capsys.readouterr().out
+    _export(tmp_path, 3.0)
+    assert 'not a whole number, so not loopable' in capsys.readouterr().out
+
+
+def test_export_of_whole_cycles_loops_within_the_speed_limit(tmp_path):
+    from cobra_gaits.trajectory_csv import load_replay
+    path = _export(tmp_path, 5.0)
+    replay = load_replay(path, dict.fromkeys(JOINTS, 4.82), ramp_duration_s=2.0, loop=True)
+    replay.ramp.start()
+    previous, peak = replay.positions(), 0.0
+    for _ in range(1200):  # 12 s: the wrap at 5 s and 10 s
+        replay.advance(0.01)
+        peak = max(peak, float(np.max(np.abs(replay.positions() - previous))) / 0.01)
+        previous = replay.positions()
+    assert peak < 2 * np.pi * 0.4 * 0.70 * 1.01  # the steady wave's own peak, no wrap step
+
+
+# --- speed limit --------------------------------------------------------------------------------
+
+LIMITS = dict.fromkeys(JOINTS, 4.82)
+
+
+def test_row_faster_than_the_urdf_limit_is_refused_with_file_and_line(tmp_path):
+    from cobra_gaits.trajectory_csv import load_replay
+    path = _write(tmp_path, 'time_s,joint_1,joint_2\n0.0,0.0,0.0\n0.1,0.2,0.4\n0.2,0.3,0.9\n')
+    with pytest.raises(GaitError) as error:
+        load_replay(path, LIMITS, ramp_duration_s=2.0, loop=False)
+    message = str(error.value)
+    assert message.startswith(f'{path}:4: joint_2 moves +0.5000 rad in 0.1 s')
+    assert '5.00 rad/s' in message and 'limit 4.82 rad/s' in message
+
+
+def test_ramp_on_top_of_the_file_speed_is_checked(tmp_path):
+    """4 rad/s in the file plus a 0.5 s ramp scaling 1 rad in: over 4.82 rad/s; 2 s ramp is fine."""
+    from cobra_gaits.trajectory_csv import load_replay
+    path = _write(tmp_path, 'time_s,joint_1\n0.0,1.0\n0.1,0.6\n0.2,1.0\n')
+    with pytest.raises(GaitError, match=r'replay ramp \(ramp_duration_s 0.5 s\).*use ramp_duration_s >= 1.83 s'):
+        load_replay(path, LIMITS, ramp_duration_s=0.5, loop=False)
+    load_replay(path, LIMITS, ramp_duration_s=2.0, loop=False)
+
+
+def test_loop_with_last_row_far_from_the_first_is_refused(tmp_path):
+    from cobra_gaits.trajectory_csv import load_replay
+    path = _write(tmp_path, 'time_s,joint_1,joint_2\n0.0,0.1,0.0\n1.0,0.5,0.0\n2.0,0.3,0.0\n')
+    load_replay(path, LIMITS, ramp_duration_s=2.0, loop=False)  # fine without looping
+    with pytest.raises(GaitError) as error:
+        load_replay(path, LIMITS, ramp_duration_s=2.0, loop=True)
+    message = str(error.value)
+    assert message.startswith(f'{path}:4: csv_loop wraps')
+    assert 'joint_1 is 0.2000 rad away' in message and 'csv_loop:=false' in message
+
+
+def test_closed_loop_is_accepted(tmp_path):
+    from cobra_gaits.trajectory_csv import load_replay
+    path = _write(tmp_path, 'time_s,joint_1\n0.0,0.1\n1.0,0.5\n2.0,0.1\n')
+    assert load_replay(path, LIMITS, ramp_duration_s=2.0, loop=True).loop
+
+
+# --- file problems get precise messages ----------------------------------------------------------
+
+def test_utf8_bom_is_named(tmp_path):
+    path = tmp_path / 'bom.csv'
+    path.write_bytes(b'\xef\xbb\xbftime_s,joint_1\n0.0,0.1\n')
+    with pytest.raises(GaitError, match='byte-order mark') as error:
+        read_trajectory_csv(path, JOINTS)
+    assert str(error.value).startswith(f'{path}:1: ')
+    assert 'without a BOM' in str(error.value)
+
+
+def test_directory_given_as_csv_is_named(tmp_path):
+    (tmp_path / 'walk.csv').write_text('time_s,joint_1\n0.0,0.0\n')
+    with pytest.raises(GaitError, match=rf'trajectory CSV {tmp_path} is a directory \(it holds walk.csv\): '
+                                        'give the path of a CSV file'):
+        read_trajectory_csv(tmp_path, JOINTS)
+
+
+def test_non_utf8_content_names_file_line_and_fix(tmp_path):
+    path = tmp_path / 'latin1.csv'
+    path.write_bytes('# trajectoire d\u00e9mo\ntime_s,joint_1\n0.0,0.1\n'.encode('utf-8') +
+                     '# r\u00e9p\u00e9t\u00e9\n'.encode('latin-1'))
+    with pytest.raises(GaitError) as error:
+        read_trajectory_csv(path, JOINTS)
+    message = str(error.value)
+    assert message.startswith(f'{path}:4: not UTF-8 text (byte 0xe9')
+    assert 'save the file as UTF-8' in message
+
+
+def test_utf16_is_named(tmp_path):
+    path = tmp_path / 'utf16.csv'
+    path.write_bytes('time_s,joint_1\n0.0,0.1\n'.encode('utf-16'))
+    with pytest.raises(GaitError, match=f'{path}:1: UTF-16 text'):
+        read_trajectory_csv(path, JOINTS)
