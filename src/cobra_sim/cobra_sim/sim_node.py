@@ -1,17 +1,24 @@
-"""Simulation node: steps CobraSim and publishes the hardware's topics plus `clock`."""
+"""Simulation node: steps CobraSim and publishes the hardware's topics plus the global `/clock`.
+
+The node is the clock: it runs its own loop (no wall timer per step) and publishes the hot topics
+as ready CDR bytes (cobra_sim.raw_messages). Paced (real_time_factor > 0) it sleeps in the
+executor between control periods; unpaced it runs flat out, and in lockstep (cobra_sim.lockstep)
+it stops at every command boundary until the gait's command for it arrived and the logger kept
+up. Every wait is a short executor spin, so SIGINT/SIGTERM stop the node within 0.1 s.
+"""
 
 from __future__ import annotations
 
-import math
+import re
 import time
+from typing import Any
 
 import numpy as np
 import rclpy
-from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
-from rclpy.clock import Clock, ClockType
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,
@@ -22,66 +29,113 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
+from cobra_common.ros_entry import StartupError, declare, describe, run_node, set_stamp, stamp_seconds
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
-from cobra_common.ros_entry import StartupError, declare, describe, run_node, set_stamp
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
+from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
+                                control_periods_per_command, lockstep_active)
 from cobra_sim.mjcf import ServoParams
+from cobra_sim.raw_messages import RawClock, RawImu, RawJointState, RawOdometry, RawWrenchStamped
 from cobra_sim.terrain import TERRAINS, make_terrain
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-WALL_TICK_S = 0.001
-MAX_STEPS_PER_TICK = 50  # keeps subscriptions and services served while running flat out
+CLOCK_TOPIC = '/clock'  # global: one sim time for every node, whatever their namespace
+LOGGER_PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest joint_states stamp recorded
+BATCH_WALL_S = 0.005  # longest run of steps between two executor spins (services, parameters)
+WAIT_S = 0.05  # executor wait while paced, held at t = 0 or in lockstep (bounds the stop latency)
+CLOCK_REPEAT_S = 0.05  # while waiting in lockstep, /clock is repeated (a lost best-effort sample)
 WARNING_PERIOD_S = 5.0
+FRAME_PREFIX_PATTERN = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*/)*$')
+
+
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every sim_node parameter; StartupError for combinations that cannot run."""
+    p = declare(node, {
+        'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
+        'terrain': ('rigid', describe(f'terrain model: {" | ".join(sorted(TERRAINS))}', read_only=True)),
+        'timestep_s': (0.001, describe('physics step [s]', read_only=True, float_range=(1e-5, 0.01))),
+        'control_period_s': (0.002, describe(
+            'servo update and joint_states period [s]; a whole number of physics steps',
+            read_only=True, float_range=(1e-4, 0.1))),
+        'settle_duration_s': (2.0, describe('settling before t = 0 [s]', read_only=True,
+                                            float_range=(0.0, 60.0))),
+        'duration_s': (0.0, describe('stop and exit after this sim time [s]; 0 = run until stopped',
+                                     float_range=(0.0, 1e6))),
+        'real_time_factor': (1.0, describe('pace to this many sim seconds per wall second; '
+                                           '0 = as fast as possible', float_range=(0.0, 1000.0))),
+        'imu_period_s': (0.004, describe('imu/data period [s]', read_only=True, float_range=(1e-3, 1.0))),
+        'odom_period_s': (0.01, describe('odom and ground_truth/odom period [s]', read_only=True,
+                                         float_range=(1e-3, 1.0))),
+        'command_timeout_s': (0.2, describe('hold position after this long without a command [s]',
+                                            float_range=(0.01, 10.0))),
+        'servo_kp_nm_rad': (40.0, describe('servo position gain [N·m/rad]', read_only=True,
+                                           float_range=(0.0, 1000.0))),
+        'servo_kd_nm_s_rad': (0.8, describe('servo damping gain [N·m·s/rad]', read_only=True,
+                                            float_range=(0.0, 100.0))),
+        'servo_armature_kg_m2': (0.01, describe('reflected rotor inertia [kg·m²]', read_only=True,
+                                                float_range=(0.0, 1.0))),
+        'imu_gyro_noise_rad_s': (0.005, describe('gyro noise std [rad/s]', float_range=(0.0, 1.0))),
+        'imu_accel_noise_m_s2': (0.05, describe('accelerometer noise std [m/s²]', float_range=(0.0, 10.0))),
+        'odom_noise_m': (0.0, describe('position noise std on odom (mimics VIO) [m]',
+                                       float_range=(0.0, 1.0))),
+        'seed': (0, describe('random seed of the noise generator', read_only=True)),
+        'contact_forces_period_s': (0.01, describe(
+            'contact/forces/<link> period [s]; 0 = not published', read_only=True,
+            float_range=(0.0, 1.0))),
+        'frame_prefix': ('', describe(
+            "prefix of every frame id the sim stamps (odom, base_link, imu and link frames), e.g. "
+            "'cobra/' so that two robots share one TF tree; '' = none", read_only=True)),
+        'wait_for_peers_s': (0.0, describe(
+            'hold sim time at 0 until the peers below are present, at most this long [s]; '
+            '0 = start at once', read_only=True, float_range=(0.0, 600.0))),
+        'wait_for_recorder': (True, describe(
+            'a peer: joint_states, imu/data, odom and ground_truth/odom each have a subscriber '
+            '(and, in lockstep, a logger publishes logger/progress)', read_only=True)),
+        'wait_for_commands': (True, describe(
+            'a peer: a node (the gait) publishes joint_commands', read_only=True)),
+        'lockstep': ('auto', describe(
+            'auto | on | off: step past a command boundary only once the command stamped for it '
+            'arrived and the logger is within lockstep_max_logger_lag_s; auto = on when '
+            'real_time_factor is 0', read_only=True)),
+        'command_period_s': (0.01, describe(
+            "the gait's command period [s] (1 / its rate_hz): lockstep boundaries; a whole number "
+            'of control periods', read_only=True, float_range=(1e-4, 1.0))),
+        'lockstep_max_logger_lag_s': (0.05, describe(
+            'lockstep: wait while the newest joint_states stamp the logger wrote is older than '
+            'this [s of sim time]', read_only=True, float_range=(0.0, 10.0))),
+        'lockstep_peer_timeout_s': (5.0, describe(
+            'lockstep: warn (again every this long) while a present peer keeps the sim waiting; '
+            'at the end of duration_s give up waiting after this long [s, wall clock]',
+            read_only=True, float_range=(0.1, 600.0))),
+    })
+    if p['lockstep'] not in LOCKSTEP_MODES:
+        raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
+    if not FRAME_PREFIX_PATTERN.match(p['frame_prefix']):
+        raise StartupError(f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of "
+                           "letters, digits and '_' each followed by '/', e.g. frame_prefix:=cobra/")
+    try:
+        for name in ('imu_period_s', 'odom_period_s', 'contact_forces_period_s', 'command_period_s'):
+            if p[name]:
+                steps_per_period(p[name], p['control_period_s'], name)
+        steps_per_period(p['control_period_s'], p['timestep_s'], 'control_period_s')
+        control_periods_per_command(p['command_period_s'], p['control_period_s'])
+    except (SimConfigError, LockstepConfigError) as error:
+        raise StartupError(str(error)) from error
+    return p
 
 
 class SimNode(Node):
     def __init__(self) -> None:
         super().__init__('sim_node')
-        p = declare(self, {
-            'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
-            'terrain': ('rigid', describe(f'terrain model: {" | ".join(sorted(TERRAINS))}', read_only=True)),
-            'timestep_s': (0.001, describe('physics step [s]', read_only=True, float_range=(1e-5, 0.01))),
-            'control_period_s': (0.002, describe(
-                'servo update and joint_states period [s]; a whole number of physics steps',
-                read_only=True, float_range=(1e-4, 0.1))),
-            'settle_duration_s': (2.0, describe('settling before t = 0 [s]', read_only=True,
-                                                float_range=(0.0, 60.0))),
-            'duration_s': (0.0, describe('stop and exit after this sim time [s]; 0 = run until stopped',
-                                         float_range=(0.0, 1e6))),
-            'real_time_factor': (1.0, describe('pace to this many sim seconds per wall second; '
-                                               '0 = as fast as possible', float_range=(0.0, 1000.0))),
-            'imu_period_s': (0.004, describe('imu/data period [s]', read_only=True, float_range=(1e-3, 1.0))),
-            'odom_period_s': (0.01, describe('odom and ground_truth/odom period [s]', read_only=True,
-                                             float_range=(1e-3, 1.0))),
-            'command_timeout_s': (0.2, describe('hold position after this long without a command [s]',
-                                                float_range=(0.01, 10.0))),
-            'servo_kp_nm_rad': (40.0, describe('servo position gain [N·m/rad]', read_only=True,
-                                               float_range=(0.0, 1000.0))),
-            'servo_kd_nm_s_rad': (0.8, describe('servo damping gain [N·m·s/rad]', read_only=True,
-                                                float_range=(0.0, 100.0))),
-            'servo_armature_kg_m2': (0.01, describe('reflected rotor inertia [kg·m²]', read_only=True,
-                                                    float_range=(0.0, 1.0))),
-            'imu_gyro_noise_rad_s': (0.005, describe('gyro noise std [rad/s]', float_range=(0.0, 1.0))),
-            'imu_accel_noise_m_s2': (0.05, describe('accelerometer noise std [m/s²]', float_range=(0.0, 10.0))),
-            'odom_noise_m': (0.0, describe('position noise std on odom (mimics VIO) [m]',
-                                           float_range=(0.0, 1.0))),
-            'seed': (0, describe('random seed of the noise generator', read_only=True)),
-            'contact_forces_period_s': (0.01, describe(
-                'contact/forces/<link> period [s]; 0 = not published', read_only=True,
-                float_range=(0.0, 1.0))),
-            'wait_for_peers_s': (0.0, describe(
-                'hold sim time at 0 until the peers below are present, at most this long [s]; '
-                '0 = start at once', read_only=True, float_range=(0.0, 600.0))),
-            'wait_for_recorder': (True, describe(
-                'a peer: joint_states, imu/data, odom and ground_truth/odom each have a subscriber',
-                read_only=True)),
-            'wait_for_commands': (True, describe(
-                'a peer: a node (the gait) publishes joint_commands', read_only=True)),
-        })
+        p = declare_parameters(self)
         self.params = p
+        if self.get_parameter('use_sim_time').value:
+            # the sim is the clock: subscribing to its own /clock would only cost a callback per step
+            self.set_parameters([Parameter('use_sim_time', value=False)])
         try:
             robot = load_robot_model(p['urdf_path'] or None)
             terrain = make_terrain(p['terrain'])
@@ -90,32 +144,39 @@ class SimNode(Node):
                 settle_duration_s=p['settle_duration_s'],
                 servo=ServoParams(p['servo_kp_nm_rad'], p['servo_kd_nm_s_rad'], p['servo_armature_kg_m2']))
             self.sim = CobraSim(robot, terrain, sim_params, np.random.default_rng(p['seed']))
-            self._imu_every = steps_per_period(p['imu_period_s'], p['control_period_s'], 'imu_period_s')
-            self._odom_every = steps_per_period(p['odom_period_s'], p['control_period_s'], 'odom_period_s')
-            self._diagnostics_every = steps_per_period(1.0, p['control_period_s'], '1 s diagnostics')
-            self._latch_every = steps_per_period(0.1, p['control_period_s'], '0.1 s latch state')
-            self._contact_every = steps_per_period(
-                p['contact_forces_period_s'], p['control_period_s'], 'contact_forces_period_s') \
-                if p['contact_forces_period_s'] else 0
         except (RobotModelError, SimConfigError, ValueError) as error:
             raise StartupError(str(error)) from error
+        control_period_s = p['control_period_s']
+        self._imu_every = steps_per_period(p['imu_period_s'], control_period_s, 'imu_period_s')
+        self._odom_every = steps_per_period(p['odom_period_s'], control_period_s, 'odom_period_s')
+        self._diagnostics_every = steps_per_period(1.0, control_period_s, '1 s diagnostics')
+        self._latch_every = steps_per_period(0.1, control_period_s, '0.1 s latch state')
+        self._contact_every = steps_per_period(
+            p['contact_forces_period_s'], control_period_s, 'contact_forces_period_s') \
+            if p['contact_forces_period_s'] else 0
+        self._command_every = control_periods_per_command(p['command_period_s'], control_period_s)
+        self._timestep_ns = round(p['timestep_s'] * 1e9)
+        self._control_period_ns = self._timestep_ns * self.sim.steps_per_control
         self.add_post_set_parameters_callback(self._apply_parameters)
         self._latch_limits = robot.joint(LATCH_JOINT).limits if LATCH_JOINT in self.sim.joint_names else None
         self.guard = JointCommandGuard(robot.gait_joints(), p['command_timeout_s'])  # latch: latch/set only
-        self._last_warning_s: dict[str, float] = {}
+        self._gate = LockstepGate(p['lockstep_max_logger_lag_s'])
 
-        self._clock_pub = self.create_publisher(ClockMsg, 'clock', STATE_QOS)
+        prefix = p['frame_prefix']
+        self._clock_pub = self.create_publisher(ClockMsg, CLOCK_TOPIC, STATE_QOS)
         self._joint_pub = self.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
         self._imu_pub = self.create_publisher(Imu, 'imu/data', qos_profile_sensor_data)
         self._odom_pub = self.create_publisher(Odometry, 'odom', STATE_QOS)
         self._truth_pub = self.create_publisher(Odometry, 'ground_truth/odom', STATE_QOS)
         self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', STATE_QOS)
         self._latch_pub = self.create_publisher(Bool, 'latch/state', LATCHED_QOS)
-        self._contact_messages = [WrenchStamped(header=Header(frame_id='odom'))
-                                  for _ in self.sim.robot_body_names]
+        link_names = self.sim.robot_body_names
+        self._contact_messages = [RawWrenchStamped(prefix + name) for name in link_names]
         self._contact_pubs = [self.create_publisher(WrenchStamped, f'contact/forces/{name}', STATE_QOS)
-                              for name in self.sim.robot_body_names] if self._contact_every else []
+                              for name in link_names] if self._contact_every else []
         self._command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
+        self._progress_sub = self.create_subscription(
+            ClockMsg, LOGGER_PROGRESS_TOPIC, self._on_logger_progress, PROGRESS_QOS)
         self.create_service(SetBool, 'torque/set', self._on_torque)
         self.create_service(SetBool, 'latch/set', self._on_latch)
 
@@ -125,16 +186,13 @@ class SimNode(Node):
             f"simulating {robot.name} on '{terrain.name}' terrain: {len(self.sim.joint_names)} joints, "
             f"step {p['timestep_s'] * 1e3:g} ms, settled {p['settle_duration_s']:g} s in "
             f"{time.perf_counter() - wall_started:.2f} s wall")
-        self._joint_template = JointState(name=list(self.sim.joint_names))
-        self._clock_message = ClockMsg()
-        self._imu_message = Imu()
-        self._imu_message.header.frame_id = self.sim.params.imu_frame
-        self._imu_message.orientation_covariance[0] = -1.0  # no orientation estimate, as on the D435i
-        self._truth_message = Odometry()
-        self._odom_message = Odometry()
-        for odometry in (self._truth_message, self._odom_message):
-            odometry.header.frame_id = 'odom'
-            odometry.child_frame_id = robot.root
+        self._clock = RawClock()
+        self._joints = RawJointState(self.sim.joint_names)
+        self._imu = RawImu(prefix + self.sim.params.imu_frame)
+        self._imu.orientation_covariance[0] = -1.0  # no orientation estimate, as on the D435i
+        self._truth = RawOdometry(prefix + 'odom', prefix + robot.root)
+        self._odom = RawOdometry(prefix + 'odom', prefix + robot.root)
+        self._steps = 0
         self._control_periods = 0
         self.finished = False
         self._wall_origin = time.perf_counter()
@@ -143,31 +201,50 @@ class SimNode(Node):
         self._measured_rtf = 0.0
         self._waiting_until: float | None = (time.perf_counter() + p['wait_for_peers_s']
                                              if p['wait_for_peers_s'] > 0.0 else None)
-        self.create_timer(WALL_TICK_S, self._tick, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self._lockstep_wait_started: float | None = None
+        self._clock_repeated_at = 0.0
+        if self.lockstep:
+            self.get_logger().info(
+                f"lockstep: each {p['command_period_s']:g} s boundary waits for its joint_commands "
+                f"and a logger within {p['lockstep_max_logger_lag_s']:g} s (peers with a publisher)")
 
     # --- parameters and inputs --------------------------------------------------------------
+    @property
+    def lockstep(self) -> bool:
+        return lockstep_active(self.params['lockstep'], self.params['real_time_factor'])
+
+    @property
+    def time_ns(self) -> int:
+        return self._steps * self._timestep_ns
+
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         for parameter in parameters:
             if parameter.name == 'real_time_factor':
                 # re-anchor pacing so a change does not cause a burst or a stall
-                self._wall_origin, self._sim_origin_s = time.perf_counter(), self.sim.time_s
+                self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
             if parameter.name == 'command_timeout_s':
                 self.guard.timeout_s = parameter.value
             self.params[parameter.name] = parameter.value
 
-    def _warn(self, cause: str, text: str) -> None:
-        now = time.monotonic()
-        if now - self._last_warning_s.get(cause, -math.inf) >= WARNING_PERIOD_S:
-            self._last_warning_s[cause] = now
-            self.get_logger().warning(f'{text} (further "{cause}" warnings suppressed for '
-                                      f'{WARNING_PERIOD_S:g} s; counts in diagnostics)')
-
     def _on_command(self, message: JointState) -> None:
-        verdict = self.guard.check(message.name, message.position, self.sim.time_s)
+        verdict = self.guard.check_message(message, self.time_ns * 1e-9)
         if verdict.positions_rad is None:
-            self._warn(verdict.cause, f'ignoring joint_commands: {verdict.detail}')
+            self.get_logger().warning(
+                f'ignoring joint_commands ({verdict.cause}): {verdict.detail} (repeats suppressed for '
+                f'{WARNING_PERIOD_S:g} s; counts in diagnostics)', throttle_duration_sec=WARNING_PERIOD_S)
             return
         self.sim.set_targets(verdict.positions_rad)
+        self._gate.command_arrived(stamp_seconds(message.header.stamp))
+
+    def _on_logger_progress(self, message: ClockMsg) -> None:
+        self._gate.logger_progressed(stamp_seconds(message.clock))
+
+    def _take_pending(self) -> None:
+        """Take queued commands and logger progress without an executor round (~2 µs when empty)."""
+        for subscription, callback in ((self._command_sub, self._on_command),
+                                       (self._progress_sub, self._on_logger_progress)):
+            while (taken := subscription.handle.take_message(subscription.msg_type, False)) is not None:
+                callback(taken[0])
 
     def _on_torque(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
         self.sim.set_torque_enabled(request.data)
@@ -184,12 +261,14 @@ class SimNode(Node):
         response.message = f"latch {'engaging' if request.data else 'releasing'}; see latch/state"
         return response
 
-    # --- stepping and publishing ----------------------------------------------------------------
+    # --- peers ----------------------------------------------------------------------------------
     def _missing_peers(self) -> list[str]:
         missing = []
         if self.params['wait_for_recorder']:
             recorded = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub)
             missing += [f'a subscriber on {pub.topic_name}' for pub in recorded if pub.get_subscription_count() == 0]
+            if self.lockstep and self._progress_sub.get_publisher_count() == 0:
+                missing.append(f'a publisher on {self._progress_sub.topic_name}')
         if self.params['wait_for_commands'] and self._command_sub.get_publisher_count() == 0:
             missing.append(f'a publisher on {self._command_sub.topic_name}')
         return missing
@@ -204,97 +283,153 @@ class SimNode(Node):
         else:
             self.get_logger().warning(f"gave up waiting for {', '.join(missing)}: starting without them")
         self._waiting_until = None
-        self._wall_origin = time.perf_counter()
+        self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
         return True
 
-    def _tick(self) -> None:
-        if self.finished or (self._waiting_until is not None and not self._peers_ready()):
-            return
+    def _lockstep_peer(self, t_s: float, final: bool) -> str | None:
+        """The peer that holds the sim at boundary t_s (a lost peer is not waited for)."""
+        gate = self._gate
+        if gate.missing_command(t_s):
+            if self._command_sub.get_publisher_count() > 0:
+                return f"the gait's command stamped {t_s:.3f} s on {self._command_sub.topic_name}"
+            self.get_logger().warning(
+                f'lockstep: no publisher on {self._command_sub.topic_name}: stepping on without commands',
+                throttle_duration_sec=WARNING_PERIOD_S)
+        if gate.logger_lags(t_s, 0.0 if final else None):
+            if self._progress_sub.get_publisher_count() > 0:
+                return (f'the logger (newest joint_states written: {gate.logger_progress_s:.3f} s, '
+                        f'on {self._progress_sub.topic_name})')
+            if self.params['wait_for_recorder']:
+                self.get_logger().warning(
+                    f'lockstep: no logger publishes {self._progress_sub.topic_name}: not waiting for a recorder',
+                    throttle_duration_sec=WARNING_PERIOD_S)
+        return None
+
+    def _hold_for(self, peer: str | None, final: bool) -> bool:
+        """Bookkeeping of a lockstep wait; True = keep waiting."""
+        now = time.perf_counter()
+        if peer is None:
+            self._lockstep_wait_started = None
+            return False
+        if self._lockstep_wait_started is None:
+            self._lockstep_wait_started = self._clock_repeated_at = now
+        waited_s = now - self._lockstep_wait_started
+        timeout_s = self.params['lockstep_peer_timeout_s']
+        if waited_s >= timeout_s:
+            if final:
+                self.get_logger().warning(f'lockstep: gave up after {waited_s:.1f} s waiting for {peer}')
+                self._lockstep_wait_started = None
+                return False
+            self.get_logger().warning(
+                f'lockstep: sim time held at {self.time_ns * 1e-9:.3f} s for {waited_s:.0f} s waiting for '
+                f'{peer}; still waiting (Ctrl-C stops)', throttle_duration_sec=timeout_s)
+        if now - self._clock_repeated_at >= CLOCK_REPEAT_S:
+            self._clock_repeated_at = now
+            self._clock_pub.publish(self._clock.to_bytes())  # the same time again: harmless
+        return True
+
+    # --- stepping -------------------------------------------------------------------------------
+    def advance(self) -> float:
+        """Run control periods for up to BATCH_WALL_S; returns how long the executor may wait."""
+        if self.finished:
+            return 0.0
+        if self._waiting_until is not None and not self._peers_ready():
+            return WAIT_S
         rtf = self.params['real_time_factor']
-        duration = self.params['duration_s']
-        for _ in range(MAX_STEPS_PER_TICK):
-            if duration and self.sim.time_s >= duration - 1e-9:
+        duration_ns = round(self.params['duration_s'] * 1e9)
+        lockstep = self.lockstep
+        batch_end = time.perf_counter() + BATCH_WALL_S
+        while True:
+            self._take_pending()
+            at_boundary = self._control_periods % self._command_every == 0 and self._control_periods > 0
+            final = bool(duration_ns) and self.time_ns >= duration_ns
+            if lockstep and (at_boundary or final):
+                t_s = self.time_ns * 1e-9
+                boundary_s = (self._control_periods - self._control_periods % self._command_every) \
+                    * self._control_period_ns * 1e-9
+                peer = self._lockstep_peer(boundary_s, final)
+                if peer is None and final:
+                    peer = self._lockstep_peer(t_s, final)
+                if self._hold_for(peer, final):
+                    return WAIT_S
+            if final:
                 self.finished = True
-                self.get_logger().info(f'reached duration_s = {duration:g} s of sim time')
-                return
+                self.get_logger().info(f"reached duration_s = {self.params['duration_s']:g} s of sim time")
+                return 0.0
             if rtf > 0.0:
-                paced_s = self._sim_origin_s + (time.perf_counter() - self._wall_origin) * rtf
-                if self.sim.time_s >= paced_s:
-                    return
+                ahead_s = self.time_ns * 1e-9 - (self._sim_origin_s + (time.perf_counter() - self._wall_origin) * rtf)
+                if ahead_s >= 0.0:
+                    return min(ahead_s / rtf + 1e-4, WAIT_S)
             self._control_period()
+            if time.perf_counter() >= batch_end:
+                return 0.0
 
     def _control_period(self) -> None:
-        sim = self.sim
+        sim, clock, clock_pub = self.sim, self._clock, self._clock_pub
         sim.begin_control_period()
-        clock = self._clock_message
         for _ in range(sim.steps_per_control):
             sim.step_physics()
-            set_stamp(clock.clock, sim.time_s)
-            self._clock_pub.publish(clock)
+            self._steps += 1
+            clock.set_stamp_ns(self._steps * self._timestep_ns)
+            clock_pub.publish(clock.to_bytes())
         self._control_periods += 1
-        now = clock.clock
-        joints = self._joint_template
-        joints.header.stamp = now
-        joints.position = sim.joint_positions().tolist()
-        joints.velocity = sim.joint_velocities().tolist()
-        joints.effort = sim.joint_efforts().tolist()
-        self._joint_pub.publish(joints)
-        if self._control_periods % self._imu_every == 0:
-            self._publish_imu(now)
-        if self._control_periods % self._odom_every == 0:
-            self._publish_odometry(now)
-        if self._control_periods % self._latch_every == 0 and self._latch_limits is not None:
+        periods = self._control_periods
+        now_ns = self._steps * self._timestep_ns
+        joints = self._joints
+        joints.set_stamp_ns(now_ns)
+        joints.position[:] = sim.joint_positions()
+        joints.velocity[:] = sim.joint_velocities()
+        joints.effort[:] = sim.joint_efforts()
+        self._joint_pub.publish(joints.to_bytes())
+        if periods % self._imu_every == 0:
+            self._publish_imu(now_ns)
+        if periods % self._odom_every == 0:
+            self._publish_odometry(now_ns)
+        if periods % self._latch_every == 0 and self._latch_limits is not None:
             engaged = sim.joint_position(LATCH_JOINT) >= self._latch_limits.upper_rad - 0.05
             self._latch_pub.publish(Bool(data=bool(engaged)))
-        if self._contact_every and self._control_periods % self._contact_every == 0:
-            self._publish_contact_forces(now)
-        if self._control_periods % self._diagnostics_every == 0:
-            self._publish_diagnostics(now)
+        if self._contact_every and periods % self._contact_every == 0:
+            self._publish_contact_forces(now_ns)
+        if periods % self._diagnostics_every == 0:
+            self._publish_diagnostics(now_ns)
 
-    def _publish_imu(self, now: TimeMsg) -> None:
+    def _publish_imu(self, now_ns: int) -> None:
         gyro, accel = self.sim.imu()
         gyro_noise, accel_noise = self.params['imu_gyro_noise_rad_s'], self.params['imu_accel_noise_m_s2']
-        gyro = gyro + self.sim.rng.normal(0.0, gyro_noise, 3) if gyro_noise else gyro
-        accel = accel + self.sim.rng.normal(0.0, accel_noise, 3) if accel_noise else accel
-        message = self._imu_message
-        message.header.stamp = now
-        message.angular_velocity.x, message.angular_velocity.y, message.angular_velocity.z = gyro.tolist()
-        message.linear_acceleration.x, message.linear_acceleration.y, message.linear_acceleration.z = accel.tolist()
-        for index in (0, 4, 8):
-            message.angular_velocity_covariance[index] = max(gyro_noise, 1e-4) ** 2
-            message.linear_acceleration_covariance[index] = max(accel_noise, 1e-3) ** 2
-        self._imu_pub.publish(message)
+        imu = self._imu
+        imu.set_stamp_ns(now_ns)
+        imu.angular_velocity[:] = gyro + self.sim.rng.normal(0.0, gyro_noise, 3) if gyro_noise else gyro
+        imu.linear_acceleration[:] = accel + self.sim.rng.normal(0.0, accel_noise, 3) if accel_noise else accel
+        imu.angular_velocity_covariance[::4] = max(gyro_noise, 1e-4) ** 2
+        imu.linear_acceleration_covariance[::4] = max(accel_noise, 1e-3) ** 2
+        self._imu_pub.publish(imu.to_bytes())
 
-    def _publish_odometry(self, now: TimeMsg) -> None:
-        position, quaternion = self.sim.head_pose()
+    def _publish_odometry(self, now_ns: int) -> None:
+        position, quaternion_wxyz = self.sim.head_pose()
         linear, angular = self.sim.head_velocity_local()
         noise = self.params['odom_noise_m']
         estimated = position + self.sim.rng.normal(0.0, noise, 3) if noise else position
-        for message, xyz in ((self._truth_message, position), (self._odom_message, estimated)):
-            message.header.stamp = now
-            pose, twist = message.pose.pose, message.twist.twist
-            pose.position.x, pose.position.y, pose.position.z = xyz.tolist()
-            pose.orientation.w, pose.orientation.x, pose.orientation.y, pose.orientation.z = quaternion.tolist()
-            twist.linear.x, twist.linear.y, twist.linear.z = linear.tolist()
-            twist.angular.x, twist.angular.y, twist.angular.z = angular.tolist()
-        covariance = self._odom_message.pose.covariance
-        for index in (0, 7, 14):
-            covariance[index] = max(noise, 1e-3) ** 2
-        for index in (21, 28, 35):
-            covariance[index] = 1e-4
-        self._truth_pub.publish(self._truth_message)
-        self._odom_pub.publish(self._odom_message)
+        for message, xyz in ((self._truth, position), (self._odom, estimated)):
+            message.set_stamp_ns(now_ns)
+            message.position[:] = xyz
+            message.orientation_xyzw[:3] = quaternion_wxyz[1:]
+            message.orientation_xyzw[3] = quaternion_wxyz[0]
+            message.linear[:] = linear
+            message.angular[:] = angular
+        self._odom.pose_covariance[[0, 7, 14]] = max(noise, 1e-3) ** 2
+        self._odom.pose_covariance[[21, 28, 35]] = 1e-4
+        self._truth_pub.publish(self._truth.to_bytes())
+        self._odom_pub.publish(self._odom.to_bytes())
 
-    def _publish_contact_forces(self, now: TimeMsg) -> None:
+    def _publish_contact_forces(self, now_ns: int) -> None:
         for publisher, message, wrench in zip(self._contact_pubs, self._contact_messages,
-                                              self.sim.contact_wrenches().tolist()):
-            message.header.stamp = now
-            force, torque = message.wrench.force, message.wrench.torque
-            force.x, force.y, force.z, torque.x, torque.y, torque.z = wrench
-            publisher.publish(message)
+                                              self.sim.contact_wrenches()):
+            message.set_stamp_ns(now_ns)
+            message.wrench[:] = wrench
+            publisher.publish(message.to_bytes())
 
-    def _publish_diagnostics(self, now: TimeMsg) -> None:
-        wall, sim_time = time.perf_counter(), self.sim.time_s
+    def _publish_diagnostics(self, now_ns: int) -> None:
+        wall, sim_time = time.perf_counter(), now_ns * 1e-9
         window_wall, window_sim = self._rtf_window
         self._measured_rtf = (sim_time - window_sim) / max(wall - window_wall, 1e-9)
         self._rtf_window = (wall, sim_time)
@@ -308,17 +443,25 @@ class SimNode(Node):
             'sim_time_s': f'{sim_time:.3f}',
             'terrain': self.sim.terrain.name,
             'torque_enabled': str(self.sim.torque_enabled),
+            'lockstep': str(self.lockstep),
             'commands_clamped': str(self.guard.clamped),
             **{f'commands_rejected_{cause}': str(count) for cause, count in self.guard.rejections.items()},
         }
         status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-        self._diag_pub.publish(DiagnosticArray(header=Header(stamp=now),
-                                               status=[status]))
+        header = Header()
+        set_stamp(header.stamp, sim_time)
+        self._diag_pub.publish(DiagnosticArray(header=header, status=[status]))
 
 
 def spin_until_finished(node: SimNode) -> None:
-    while rclpy.ok() and not node.finished:
-        rclpy.spin_once(node, timeout_sec=0.1)
+    """Alternate runs of steps with executor spins; every wait is bounded by WAIT_S."""
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        while rclpy.ok() and not node.finished:
+            executor.spin_once(timeout_sec=node.advance())
+    finally:
+        executor.remove_node(node)
 
 
 def main(args: list[str] | None = None) -> int:
