@@ -1,32 +1,39 @@
 """Odometry node: RealSense D435i -> `imu/data` (+ images), ORB-SLAM3 poses -> `odom`.
 
 ROS glue only: frames and poses are converted at the edge and handed to the libraries
-(imu_interpolation, clock_mapping, pose_tracking, trajectory_formats, transforms).
+(imu_interpolation, clock_mapping, pose_tracking, trajectory_formats, transforms, replay_pacing,
+camera_reconnect).
 """
 
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from dataclasses import fields, replace
+from typing import Any
 
 import numpy as np
+import rclpy.logging
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.executors import MultiThreadedExecutor
+from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
-from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_common.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
-                                         stamp_seconds)
+                                   stamp_seconds)
+from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_odometry.camera_reconnect import CameraAction, CameraReconnect, CameraState, ReconnectPolicy
 from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
 from cobra_odometry.imu_interpolation import ImuSample, ImuUniter
 from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, OdometryEstimator,
@@ -34,6 +41,7 @@ from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, Odom
 from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError,
                                              ImageFrame, MotionFrame, RealSenseSource,
                                              StreamConfig, StreamSelectionError, is_recording)
+from cobra_odometry.replay_pacing import ReplayPacer
 from cobra_odometry.trajectory_formats import (FORMATS, LineIssue, PoseSample, TrajectoryFollower,
                                                read_trajectory)
 from cobra_odometry.transforms import (CameraToBase, QuaternionError, checked_unit_quaternion,
@@ -50,6 +58,12 @@ POSE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
 ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
 ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
+# the executor returns to Python at least this often, so SIGINT/SIGTERM are handled at once
+# even when nothing else wakes it (use_sim_time with /clock stopped, a quiet graph)
+SIGNAL_POLL_S = 0.1
+CAMERA_WATCHDOG_PERIOD_S = 0.2
+# tf2 frame ids: no leading slash; the prefix is used verbatim ('cobra/' -> 'cobra/odom')
+FRAME_PREFIX_PATTERN = re.compile(r'(?:[A-Za-z0-9_]+/)*[A-Za-z0-9_]*')
 
 
 def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
@@ -57,114 +71,153 @@ def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
     return descriptor
 
 
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every parameter of the odometry node and check what parameters alone can judge.
+
+    No side effects beyond the declarations (no device, no file read, no timer), so the bringup
+    can run it on a bare node to refuse a bad params_file before any node starts.
+    """
+    p = declare(node, {
+        'camera_enabled': (True, describe('run the RealSense side (imu/data, images)', read_only=True)),
+        'device': ('', _any_type(describe(
+            "'' = first RealSense, a serial number, or a recording file (.db3 from librealsense "
+            '2.59, older .bag)', read_only=True))),
+        'wait_for_device': (False, describe(
+            'no camera at startup: false = exit with code 2, true = keep retrying', read_only=True)),
+        'retry_initial_s': (1.0, describe('first reconnect delay [s] (doubles each try)',
+                                          float_range=(0.1, 60.0))),
+        'retry_max_s': (30.0, describe('longest reconnect delay [s]', float_range=(0.1, 600.0))),
+        'frame_timeout_s': (2.0, describe('no IMU frame for this long = camera lost [s]',
+                                          float_range=(0.1, 60.0))),
+        'gyro_fps': (200, describe(f'gyro rate [Hz], D435i {GYRO_RATES_HZ}', read_only=True)),
+        'accel_fps': (63, describe(f'accel rate [Hz], D435i {ACCEL_RATES_HZ}', read_only=True)),
+        'enable_color': (True, describe('publish camera/color/image_raw', read_only=True)),
+        'color_width': (640, describe('color width [px]', read_only=True)),
+        'color_height': (480, describe('color height [px]', read_only=True)),
+        'color_fps': (30, describe('color rate [Hz]', read_only=True)),
+        'enable_depth': (True, describe('publish camera/depth/image_rect_raw', read_only=True)),
+        'depth_width': (640, describe('depth width [px]', read_only=True)),
+        'depth_height': (480, describe('depth height [px]', read_only=True)),
+        'depth_fps': (30, describe('depth rate [Hz]', read_only=True)),
+        'global_time': (True, describe('RealSense global time (device clock synced to host)',
+                                       read_only=True)),
+        'playback_real_time': (True, describe('play recordings at recorded speed', read_only=True)),
+        'camera_name': ('camera', describe('frame prefix (camera_link, camera_*_optical_frame)',
+                                           read_only=True)),
+        'max_accel_gap_s': (0.1, describe('no interpolation across a longer accel gap [s]',
+                                          read_only=True, float_range=(0.005, 1.0))),
+        'imu_gyro_stddev_rad_s': (0.005, describe(
+            'gyro noise std for imu/data covariance [rad/s]', float_range=(0.0, 10.0))),
+        'imu_accel_stddev_m_s2': (0.05, describe(
+            'accel noise std for imu/data covariance [m/s^2]', float_range=(0.0, 100.0))),
+        'pose_source': ('topic', describe(f'{" | ".join(POSE_SOURCES)}', read_only=True)),
+        'pose_topic': ('slam/pose', describe('SLAM pose topic', read_only=True)),
+        'pose_topic_type': ('PoseStamped', describe('PoseStamped | Odometry', read_only=True)),
+        'tracking_state_topic': ('slam/tracking_state', describe(
+            'std_msgs/Int32 ORB-SLAM3 tracking state (-1..5); empty = none', read_only=True)),
+        'trajectory_file': ('', describe('ORB-SLAM3 trajectory file for pose_source:=file',
+                                         read_only=True)),
+        'trajectory_format': ('tum', describe('tum | euroc (never guessed)', read_only=True)),
+        'trajectory_mode': ('follow', describe('follow (tail as it grows) | replay (paced)',
+                                               read_only=True)),
+        'replay_wait_for_subscriber': (True, describe(
+            'trajectory_mode replay: start once odom has a subscriber', read_only=True)),
+        'trajectory_poll_s': (0.02, describe('file poll period [s]', read_only=True,
+                                             float_range=(0.001, 1.0))),
+        'pose_frame': ('camera_link', describe('URDF frame whose pose SLAM reports', read_only=True)),
+        'pose_frame_optical': (True, describe(
+            'SLAM axes are the optical convention (z forward, x right, y down) at pose_frame',
+            read_only=True)),
+        'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
+        'odom_frame': ('odom', describe('odom frame id (URDF name, without frame_prefix)', read_only=True)),
+        'base_frame': ('base_link', describe('child frame id (URDF name, without frame_prefix)',
+                                             read_only=True)),
+        'frame_prefix': ('', describe(
+            "prefix of every frame id this node stamps ('cobra/' -> cobra/odom, cobra/base_link, "
+            "cobra/camera_imu_optical_frame), so two robots can share one graph; '' = none",
+            read_only=True)),
+    })
+    defaults = OdometryConfig()
+    p.update(declare(node, {
+        name: (float(getattr(defaults, name)), describe(
+            f'odom estimator: {name} (see README)', float_range=(0.0, 1e6)))
+        for name in ESTIMATOR_PARAMETERS}))
+    p['device'] = str(p['device'])  # a numeric serial arrives as an integer
+    _check_startup_parameters(p)
+    return p
+
+
+def _check_startup_parameters(p: dict[str, Any]) -> None:
+    checks = [
+        (p['pose_source'] in POSE_SOURCES, f"pose_source must be one of {POSE_SOURCES}; got {p['pose_source']!r}"),
+        (p['pose_topic_type'] in POSE_TYPES,
+         f"pose_topic_type must be one of {tuple(POSE_TYPES)}; got {p['pose_topic_type']!r}"),
+        (p['trajectory_format'] in FORMATS,
+         f"trajectory_format must be one of {FORMATS}; got {p['trajectory_format']!r}"),
+        (p['trajectory_mode'] in TRAJECTORY_MODES,
+         f"trajectory_mode must be one of {TRAJECTORY_MODES}; got {p['trajectory_mode']!r}"),
+        (p['pose_source'] != 'file' or p['trajectory_file'],
+         'pose_source:=file needs trajectory_file:=<ORB-SLAM3 trajectory>'),
+        (p['retry_max_s'] >= p['retry_initial_s'],
+         f"retry_max_s ({p['retry_max_s']}) must be >= retry_initial_s ({p['retry_initial_s']})"),
+        (p['max_twist_gap_s'] > 0.0, f"max_twist_gap_s must be > 0; got {p['max_twist_gap_s']}"),
+        (FRAME_PREFIX_PATTERN.fullmatch(p['frame_prefix']) is not None,
+         f"frame_prefix {p['frame_prefix']!r} is not a frame id prefix: use letters, digits, '_' "
+         "and '/' without a leading '/' (e.g. 'cobra/'), or '' for none"),
+    ]
+    if p['camera_enabled'] and not is_recording(p['device']):
+        checks += [(p['gyro_fps'] in GYRO_RATES_HZ,
+                    f"gyro_fps must be one of {GYRO_RATES_HZ} (D435i); got {p['gyro_fps']}"),
+                   (p['accel_fps'] in ACCEL_RATES_HZ,
+                    f"accel_fps must be one of {ACCEL_RATES_HZ} (D435i); got {p['accel_fps']}")]
+    for ok, message in checks:
+        if not ok:
+            raise StartupError(message)
+
+
 class OdometryNode(Node):
     def __init__(self) -> None:
         super().__init__('odometry')
-        p = declare(self, {
-            'camera_enabled': (True, describe('run the RealSense side (imu/data, images)', read_only=True)),
-            'device': ('', _any_type(describe(
-                "'' = first RealSense, a serial number, or a recording file (.db3 from librealsense "
-                '2.59, older .bag)', read_only=True))),
-            'wait_for_device': (False, describe(
-                'no camera at startup: false = exit with code 2, true = keep retrying', read_only=True)),
-            'retry_initial_s': (1.0, describe('first reconnect delay [s] (doubles each try)',
-                                              float_range=(0.1, 60.0))),
-            'retry_max_s': (30.0, describe('longest reconnect delay [s]', float_range=(0.1, 600.0))),
-            'frame_timeout_s': (2.0, describe('no IMU frame for this long = camera lost [s]',
-                                              float_range=(0.1, 60.0))),
-            'gyro_fps': (200, describe(f'gyro rate [Hz], D435i {GYRO_RATES_HZ}', read_only=True)),
-            'accel_fps': (63, describe(f'accel rate [Hz], D435i {ACCEL_RATES_HZ}', read_only=True)),
-            'enable_color': (True, describe('publish camera/color/image_raw', read_only=True)),
-            'color_width': (640, describe('color width [px]', read_only=True)),
-            'color_height': (480, describe('color height [px]', read_only=True)),
-            'color_fps': (30, describe('color rate [Hz]', read_only=True)),
-            'enable_depth': (True, describe('publish camera/depth/image_rect_raw', read_only=True)),
-            'depth_width': (640, describe('depth width [px]', read_only=True)),
-            'depth_height': (480, describe('depth height [px]', read_only=True)),
-            'depth_fps': (30, describe('depth rate [Hz]', read_only=True)),
-            'global_time': (True, describe('RealSense global time (device clock synced to host)',
-                                           read_only=True)),
-            'playback_real_time': (True, describe('play recordings at recorded speed', read_only=True)),
-            'camera_name': ('camera', describe('frame prefix (camera_link, camera_*_optical_frame)',
-                                               read_only=True)),
-            'max_accel_gap_s': (0.1, describe('no interpolation across a longer accel gap [s]',
-                                              read_only=True, float_range=(0.005, 1.0))),
-            'imu_gyro_stddev_rad_s': (0.005, describe(
-                'gyro noise std for imu/data covariance [rad/s]', float_range=(0.0, 10.0))),
-            'imu_accel_stddev_m_s2': (0.05, describe(
-                'accel noise std for imu/data covariance [m/s^2]', float_range=(0.0, 100.0))),
-            'pose_source': ('topic', describe(f'{" | ".join(POSE_SOURCES)}', read_only=True)),
-            'pose_topic': ('slam/pose', describe('SLAM pose topic', read_only=True)),
-            'pose_topic_type': ('PoseStamped', describe('PoseStamped | Odometry', read_only=True)),
-            'tracking_state_topic': ('slam/tracking_state', describe(
-                'std_msgs/Int32 ORB-SLAM3 tracking state (-1..5); empty = none', read_only=True)),
-            'trajectory_file': ('', describe('ORB-SLAM3 trajectory file for pose_source:=file',
-                                             read_only=True)),
-            'trajectory_format': ('tum', describe('tum | euroc (never guessed)', read_only=True)),
-            'trajectory_mode': ('follow', describe('follow (tail as it grows) | replay (paced)',
-                                                   read_only=True)),
-            'replay_wait_for_subscriber': (True, describe(
-                'trajectory_mode replay: start once odom has a subscriber', read_only=True)),
-            'trajectory_poll_s': (0.02, describe('file poll period [s]', read_only=True,
-                                                 float_range=(0.001, 1.0))),
-            'pose_frame': ('camera_link', describe('URDF frame whose pose SLAM reports', read_only=True)),
-            'pose_frame_optical': (True, describe(
-                'SLAM axes are the optical convention (z forward, x right, y down) at pose_frame',
-                read_only=True)),
-            'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
-            'odom_frame': ('odom', describe('odom frame id', read_only=True)),
-            'base_frame': ('base_link', describe('child frame id', read_only=True)),
-        })
-        defaults = OdometryConfig()
-        estimator_values = declare(self, {
-            name: (float(getattr(defaults, name)), describe(
-                f'odom estimator: {name} (see README)', float_range=(0.0, 1e6)))
-            for name in ESTIMATOR_PARAMETERS})
-        p['device'] = str(p['device'])  # a numeric serial arrives as an integer
+        p = declare_parameters(self)
         self._p = p
-        self._validate_startup(p)
+        self._frame_prefix: str = p['frame_prefix']
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
         self._lock = threading.Lock()
         self._io_group = MutuallyExclusiveCallbackGroup()
-        self._last_log_s: dict[str, float] = {}
         self._event_counts: dict[str, int] = {}
         self._last_event: dict[str, str] = {}
+        # one logger object per event kind: rclpy throttles per logger and call site, and each
+        # kind gets its own one-line-per-LOG_INTERVAL_S budget (same logger name: /rosout 'odometry')
+        self._event_loggers: dict[str, RcutilsLogger] = {}
         self._events_pub = self.create_publisher(String, 'odometry/events', EVENT_QOS)
         self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', 10)
         self._diag_counts = {'imu': 0, 'color': 0, 'depth': 0, 'odom': 0}
         self._diag_last_s = time.monotonic()
         self.create_timer(1.0, self._publish_diagnostics)
 
-        self._setup_slam(p, OdometryConfig(**estimator_values))
+        self._setup_slam(p, OdometryConfig(**{name: p[name] for name in ESTIMATOR_PARAMETERS}))
         self._source: RealSenseSource | None = None
+        self._source_lock = threading.Lock()  # device open/close/replace; frame callbacks never take it
+        self._camera_stopping = False
+        self._camera_worker: threading.Thread | None = None
+        self._reconnect: CameraReconnect | None = None
         if p['camera_enabled']:
             self._setup_camera(p)
 
-    # ------------------------------------------------------------------ parameters
-    def _validate_startup(self, p: dict) -> None:
-        checks = [
-            (p['pose_source'] in POSE_SOURCES, f"pose_source must be one of {POSE_SOURCES}"),
-            (p['pose_topic_type'] in POSE_TYPES, f"pose_topic_type must be one of {tuple(POSE_TYPES)}"),
-            (p['trajectory_format'] in FORMATS, f"trajectory_format must be one of {FORMATS}"),
-            (p['trajectory_mode'] in TRAJECTORY_MODES, f"trajectory_mode must be one of {TRAJECTORY_MODES}"),
-            (p['pose_source'] != 'file' or p['trajectory_file'],
-             'pose_source:=file needs trajectory_file:=<ORB-SLAM3 trajectory>'),
-        ]
-        if p['camera_enabled'] and not is_recording(p['device']):
-            checks += [(p['gyro_fps'] in GYRO_RATES_HZ, f'gyro_fps must be one of {GYRO_RATES_HZ} (D435i)'),
-                       (p['accel_fps'] in ACCEL_RATES_HZ, f'accel_fps must be one of {ACCEL_RATES_HZ} (D435i)')]
-        for ok, message in checks:
-            if not ok:
-                raise StartupError(f'{message}; got {p}'[:400])
+    def frame_id(self, name: str) -> str:
+        """The frame id this node stamps for a URDF frame name (frame_prefix applied)."""
+        return f'{self._frame_prefix}{name}'
 
+    # ------------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
-        for parameter in parameters:
-            if parameter.name == 'retry_max_s' and parameter.value < self._p['retry_initial_s']:
-                return SetParametersResult(successful=False, reason='retry_max_s must be >= retry_initial_s')
-            if parameter.name == 'max_twist_gap_s' and parameter.value <= 0.0:
-                return SetParametersResult(successful=False, reason='max_twist_gap_s must be > 0')
+        new = {parameter.name: parameter.value for parameter in parameters}
+        retry_initial_s = new.get('retry_initial_s', self._p['retry_initial_s'])
+        if new.get('retry_max_s', self._p['retry_max_s']) < retry_initial_s:
+            return SetParametersResult(successful=False, reason='retry_max_s must be >= retry_initial_s')
+        if new.get('max_twist_gap_s', 1.0) <= 0.0:
+            return SetParametersResult(successful=False, reason='max_twist_gap_s must be > 0')
         return SetParametersResult(successful=True)
 
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
@@ -175,29 +228,30 @@ class OdometryNode(Node):
             if changes:
                 self._estimator.config = replace(self._estimator.config,
                                                  **{k: float(v) for k, v in changes.items()})
+        if self._reconnect is not None:
+            self._reconnect.policy = ReconnectPolicy(self._p['retry_initial_s'], self._p['retry_max_s'],
+                                               self._p['frame_timeout_s'])
         if changes:
             self.get_logger().info(f'odom estimator retuned: {changes}')
 
     # ------------------------------------------------------------------ events
     def _emit(self, events: list[OdometryEvent]) -> None:
-        now = time.monotonic()
         for event in events:
             self._event_counts[event.kind] = self._event_counts.get(event.kind, 0) + 1
             self._last_event[event.kind] = event.message
             self._events_pub.publish(String(data=f'{event.kind}: {event.message}'))
-            if now - self._last_log_s.get(event.kind, -math.inf) < LOG_INTERVAL_S:
-                continue
-            self._last_log_s[event.kind] = now
             count = self._event_counts[event.kind]
-            suffix = f' ({count} so far)' if count > 1 else ''
+            text = f'{event.message} ({count} so far)' if count > 1 else event.message
+            logger = self._event_loggers.get(event.kind)
+            if logger is None:
+                logger = self._event_loggers[event.kind] = rclpy.logging.get_logger(self.get_logger().name)
             # rclpy fixes the severity per call site, hence one call per level
-            logger, text = self.get_logger(), f'{event.message}{suffix}'
             if event.level == 'error':
-                logger.error(text)
+                logger.error(text, throttle_duration_sec=LOG_INTERVAL_S)
             elif event.level == 'warn':
-                logger.warning(text)
+                logger.warning(text, throttle_duration_sec=LOG_INTERVAL_S)
             else:
-                logger.info(text)
+                logger.info(text, throttle_duration_sec=LOG_INTERVAL_S)
 
     def _event(self, kind: str, level: str, message: str) -> None:
         self._emit([OdometryEvent(self._now_s(), kind, level, message)])
@@ -215,6 +269,8 @@ class OdometryNode(Node):
         if p['pose_frame_optical']:
             base_to_pose = optical_frame_of(base_to_pose)
         self._estimator = OdometryEstimator(CameraToBase(base_to_pose), config)
+        self._odom_frame_id = self.frame_id(p['odom_frame'])
+        self._base_frame_id = self.frame_id(p['base_frame'])
         self._odom_pub = self.create_publisher(Odometry, 'odom', ODOM_QOS)
         self._pose_sub = None
         self._file_issues = 0
@@ -237,9 +293,7 @@ class OdometryNode(Node):
                 if not result.samples:
                     raise StartupError(f"{p['trajectory_file']}: no valid {p['trajectory_format']} "
                                        'poses (wrong trajectory_format?)')
-                self._replay = result.samples
-                self._replay_index = 0
-                self._replay_start: float | None = None
+                self._replay = ReplayPacer(result.samples)
                 self.create_timer(p['trajectory_poll_s'], self._replay_tick, callback_group=self._io_group)
         self.create_timer(0.05, self._check_stale)
         self.get_logger().info(
@@ -283,22 +337,19 @@ class OdometryNode(Node):
             self._ingest(sample)
 
     def _replay_tick(self) -> None:
-        if self._replay_index >= len(self._replay):
+        replay = self._replay
+        if replay.finished:
             return
-        if self._replay_start is None:
+        if not replay.started:
             # an offline replay is only useful to someone listening: start when odom is subscribed
             if self._p['replay_wait_for_subscriber'] and self._odom_pub.get_subscription_count() == 0:
                 return
-            self._replay_start = time.monotonic()
-            self.get_logger().info(f'trajectory replay started ({len(self._replay)} poses)')
-        elapsed = time.monotonic() - self._replay_start
-        first = self._replay[0].stamp_s
-        while self._replay_index < len(self._replay) and \
-                self._replay[self._replay_index].stamp_s - first <= elapsed:
-            self._ingest(self._replay[self._replay_index])
-            self._replay_index += 1
-        if self._replay_index == len(self._replay):
-            self._event('replay_done', 'info', f'trajectory replay finished ({len(self._replay)} poses)')
+            replay.start(time.monotonic())
+            self.get_logger().info(f'trajectory replay started ({replay.pose_count} poses)')
+        for sample in replay.due(time.monotonic()):
+            self._ingest(sample)
+        if replay.finished:
+            self._event('replay_done', 'info', f'trajectory replay finished ({replay.pose_count} poses)')
 
     def _report_line_issues(self, issues: list[LineIssue]) -> None:
         for issue in issues:
@@ -313,8 +364,8 @@ class OdometryNode(Node):
     def _publish_odom(self, estimate: OdometryEstimate) -> None:
         message = Odometry()
         set_stamp(message.header.stamp, estimate.stamp_s)
-        message.header.frame_id = self._p['odom_frame']
-        message.child_frame_id = self._p['base_frame']
+        message.header.frame_id = self._odom_frame_id
+        message.child_frame_id = self._base_frame_id
         position = estimate.pose[:3, 3]
         quaternion = matrix_to_quaternion(estimate.pose[:3, :3])
         pose = message.pose.pose
@@ -329,9 +380,9 @@ class OdometryNode(Node):
         self._diag_counts['odom'] += 1
 
     # ------------------------------------------------------------------ camera side
-    def _setup_camera(self, p: dict) -> None:
+    def _setup_camera(self, p: dict[str, Any]) -> None:
         name = p['camera_name']
-        self._imu_frame = f'{name}_imu_optical_frame'
+        self._imu_frame = self.frame_id(f'{name}_imu_optical_frame')
         self._imu_pub = self.create_publisher(Imu, 'imu/data', qos_profile_sensor_data)
         self._image_pubs: dict[str, tuple] = {}
         for stream, enabled, topic in (('color', p['enable_color'], 'camera/color/image_raw'),
@@ -340,7 +391,7 @@ class OdometryNode(Node):
                 self._image_pubs[stream] = (
                     self.create_publisher(Image, topic, qos_profile_sensor_data),
                     self.create_publisher(CameraInfo, f'camera/{stream}/camera_info', qos_profile_sensor_data),
-                    f'{name}_{stream}_optical_frame')
+                    self.frame_id(f'{name}_{stream}_optical_frame'))
         self._stream_config = StreamConfig(
             gyro_fps=p['gyro_fps'], accel_fps=p['accel_fps'], enable_color=p['enable_color'],
             color_width=p['color_width'], color_height=p['color_height'], color_fps=p['color_fps'],
@@ -348,10 +399,9 @@ class OdometryNode(Node):
             depth_fps=p['depth_fps'], global_time=p['global_time'],
             playback_real_time=p['playback_real_time'])
         self._camera_status = (DiagnosticStatus.ERROR, 'not opened yet')
-        self._retry_delay_s = p['retry_initial_s']
-        self._next_retry_s = 0.0
-        self._last_imu_wall_s = 0.0
-        self._camera_lock = threading.Lock()
+        self._reconnect = CameraReconnect(ReconnectPolicy(
+            p['retry_initial_s'], p['retry_max_s'], p['frame_timeout_s']))
+        self._camera_lock = threading.Lock()  # frame callbacks: IMU union, clock mapping, gates
         try:
             self._open_camera()
         except DeviceNotFoundError as error:
@@ -360,55 +410,91 @@ class OdometryNode(Node):
             self._camera_failed(str(error))
         except (StreamSelectionError, RuntimeError) as error:
             raise StartupError(f'RealSense: {error}') from error
-        self.create_timer(0.2, self._camera_watchdog, callback_group=self._io_group)
+        # steady time: the watchdog judges the device's silence, whatever clock the node runs on
+        self.create_timer(CAMERA_WATCHDOG_PERIOD_S, self._camera_watchdog, callback_group=self._io_group,
+                          clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def _open_camera(self) -> None:
+        """Open the device and start streaming (blocks while librealsense finds and starts it)."""
         p = self._p
         fixed_offset = is_recording(p['device']) and not p['playback_real_time']
-        self._uniter = ImuUniter(max_accel_gap_s=p['max_accel_gap_s'])
-        # a recording played faster than real time keeps its own time base (first frame = now)
-        self._device_clock = (DeviceClockMapper(max_slew=0.0, settle_slew=0.0, reanchor_threshold_s=math.inf)
-                       if fixed_offset else DeviceClockMapper())
-        self._gates = {'imu': MonotonicGate(), 'color': MonotonicGate(), 'depth': MonotonicGate()}
-        self._camera_info_cache: dict[str, CameraInfo] = {}
+        with self._camera_lock:
+            self._uniter = ImuUniter(max_accel_gap_s=p['max_accel_gap_s'])
+            # a recording played faster than real time keeps its own time base (first frame = now)
+            self._device_clock = (DeviceClockMapper(max_slew=0.0, settle_slew=0.0, reanchor_threshold_s=math.inf)
+                                  if fixed_offset else DeviceClockMapper())
+            self._gates = {'imu': MonotonicGate(), 'color': MonotonicGate(), 'depth': MonotonicGate()}
+            self._camera_info_cache: dict[str, CameraInfo] = {}
         source = RealSenseSource(p['device'], self._stream_config, self._on_motion, self._on_image)
-        self._last_imu_wall_s = time.monotonic()
-        description = source.open()
-        self._source = source
-        self._retry_delay_s = p['retry_initial_s']
-        self._camera_status = (DiagnosticStatus.OK, description)
+        try:
+            description = source.open()
+        except BaseException:
+            source.close()  # sensors already started before the failure
+            raise
+        with self._source_lock:
+            accepted = not self._camera_stopping
+            if accepted:
+                self._source = source
+                self._reconnect.opened(time.monotonic())
+                self._camera_status = (DiagnosticStatus.OK, description)
+        if not accepted:
+            source.close()  # the node is shutting down: this open came too late
+            return
         self.get_logger().info(f'RealSense streaming: {description}')
 
     def _camera_failed(self, reason: str) -> None:
+        delay_s = self._reconnect.failed(time.monotonic())
         self._camera_status = (DiagnosticStatus.ERROR, reason)
-        self._next_retry_s = time.monotonic() + self._retry_delay_s
-        self._event('camera', 'error', f'RealSense: {reason}; retrying in {self._retry_delay_s:.1f} s')
-        self._retry_delay_s = min(self._retry_delay_s * 2.0, self._p['retry_max_s'])
+        self._event('camera', 'error', f'RealSense: {reason}; retrying in {delay_s:.1f} s')
 
-    def _camera_watchdog(self) -> None:
-        now = time.monotonic()
-        if self._source is None:
-            if now >= self._next_retry_s:
-                try:
-                    self._open_camera()
-                except (DeviceNotFoundError, StreamSelectionError, RuntimeError) as error:
-                    self._camera_failed(str(error))
+    def _camera_watchdog(self, now_s: float | None = None) -> None:
+        """Decide what the camera needs; opening and closing run on a worker thread.
+
+        A USB device can take seconds to open or close: on an executor thread that would delay the
+        node's other callbacks and hold up the process's exit after SIGINT (executor threads are
+        joined at exit, the daemon worker is not).
+        """
+        if self._camera_worker is not None and self._camera_worker.is_alive():
             return
-        if self._source.playback_finished:
-            if self._camera_status[0] == DiagnosticStatus.OK:
-                self._camera_status = (DiagnosticStatus.WARN, f"playback of {self._p['device']} finished")
-                self._event('camera', 'info', self._camera_status[1])
+        now_s = time.monotonic() if now_s is None else now_s
+        source = self._source
+        if (source is not None and self._reconnect.state is CameraState.STREAMING
+                and source.playback_finished and self._reconnect.playback_finished()):
+            self._camera_status = (DiagnosticStatus.WARN, f"playback of {self._p['device']} finished")
+            self._event('camera', 'info', self._camera_status[1])
+        action = self._reconnect.poll(now_s)
+        if action is not CameraAction.NONE and not self._camera_stopping:
+            self._camera_worker = threading.Thread(target=self._run_camera_action, args=(action, now_s),
+                                                   name='camera_reconnect', daemon=True)
+            self._camera_worker.start()
+
+    def _run_camera_action(self, action: CameraAction, now_s: float) -> None:
+        if action is CameraAction.CLOSE_LOST:
+            silence_s = self._reconnect.silence_s(now_s)
+            with self._source_lock:
+                source, self._source = self._source, None
+            if source is not None:
+                source.close()
+            self._camera_failed(f'no IMU frame for {silence_s:.1f} s (camera unplugged or USB reset)')
             return
-        if now - self._last_imu_wall_s > self._p['frame_timeout_s']:
-            self._source.close()
-            self._source = None
-            self._camera_failed(f"no IMU frame for {now - self._last_imu_wall_s:.1f} s "
-                                '(camera unplugged or USB reset)')
+        try:
+            self._open_camera()
+        except (DeviceNotFoundError, StreamSelectionError, RuntimeError) as error:
+            if not self._camera_stopping:
+                self._camera_failed(str(error))
+
+    def stop_camera(self) -> None:
+        """Close the camera for shutdown; an open still under way closes its device when it returns."""
+        with self._source_lock:
+            self._camera_stopping = True
+            source, self._source = self._source, None
+        if source is not None:
+            source.close()
 
     def _on_motion(self, frame: MotionFrame) -> None:
         received_s = self._now_s()
+        self._reconnect.frame_received(time.monotonic())
         with self._camera_lock:
-            self._last_imu_wall_s = time.monotonic()
             self._device_clock.observe(frame.device_stamp_s, received_s)
             if frame.kind == 'gyro':
                 samples = self._uniter.push_gyro(frame.device_stamp_s, frame.xyz)
@@ -542,16 +628,21 @@ class OdometryNode(Node):
                         f'{expected_name}: set pose_topic_type to match (PoseStamped | Odometry)')
 
 
-def spin_multithreaded(node: Node) -> None:
+def spin_multithreaded(node: OdometryNode) -> None:
+    """Spin on two threads until SIGINT/SIGTERM; then close the camera before the node goes.
+
+    spin_once with a timeout returns to Python every SIGNAL_POLL_S, where the KeyboardInterrupt
+    that ros_entry's signal handlers raise can land; a plain spin() blocks in rcl_wait until a
+    timer or message wakes it, which under use_sim_time with /clock stopped is never.
+    """
     executor = MultiThreadedExecutor(num_threads=2)
     executor.add_node(node)
     try:
-        executor.spin()
+        while node.context.ok():
+            executor.spin_once(timeout_sec=SIGNAL_POLL_S)
     finally:
-        node_source = getattr(node, '_source', None)
-        if node_source is not None:
-            node_source.close()
-        executor.shutdown()
+        node.stop_camera()
+        executor.shutdown(timeout_sec=0.0)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -144,7 +145,8 @@ def test_wait_for_device_keeps_retrying(start_node, test_node, spin, tmp_path: P
 
 
 def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env, tmp_path: Path) -> None:
-    """Unplug, simulated in-process: the source stops delivering IMU frames."""
+    """Unplug, simulated in-process: the source stops delivering IMU frames (the node's glue
+    around camera_reconnect; the back-off schedule itself is tested in test_camera_reconnect)."""
     import rclpy
     from diagnostic_msgs.msg import DiagnosticStatus
 
@@ -157,29 +159,32 @@ def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env
         def close(self) -> None:
             self.closed = True
 
+    def watchdog_tick(now_s: float | None = None) -> None:
+        node._camera_watchdog(now_s)
+        if node._camera_worker is not None:
+            node._camera_worker.join(timeout=30.0)
+
     missing = tmp_path / 'gone.db3'
     rclpy.init(args=['--ros-args', '-p', f'device:={missing}', '-p', 'wait_for_device:=true',
                      '-p', 'retry_initial_s:=0.5', '-p', 'retry_max_s:=1.5', '-p', 'pose_source:=none'])
     node = OdometryNode()
     try:
+        assert 'retrying in 0.5 s' in node._last_event['camera']  # the failed open at startup
         source = UnpluggedSource()
         node._source = source
-        node._camera_status = (DiagnosticStatus.OK, 'streaming')
-        node._retry_delay_s = 0.5
-        node._last_imu_wall_s -= 10.0
-        node._camera_watchdog()
+        node._reconnect.opened(time.monotonic() - 10.0)  # streaming, but silent for 10 s
+        watchdog_tick()
         assert source.closed and node._source is None
         level, message = node._camera_status
         assert level == DiagnosticStatus.ERROR and 'no IMU frame for' in message and 'unplugged' in message
-        assert 'retrying in 0.5 s' in node._last_event['camera']
-        node._next_retry_s = 0.0  # due now: the reopen fails (nothing there) and backs off
-        node._camera_watchdog()
-        assert 'does not exist' in node._camera_status[1] and 'retrying in 1.0 s' in node._last_event['camera']
-        node._next_retry_s = 0.0
-        node._camera_watchdog()
-        node._next_retry_s = 0.0
-        node._camera_watchdog()
-        assert 'retrying in 1.5 s' in node._last_event['camera']  # capped at retry_max_s
+        assert 'retrying in 0.5 s' in node._last_event['camera']  # streaming reset the back-off
+        delays = []
+        for _ in range(3):
+            watchdog_tick(node._reconnect.next_attempt_s)  # due: the reopen fails (nothing there), backs off
+            assert 'does not exist' in node._camera_status[1]
+            delays.append(node._last_event['camera'].split('retrying in ')[1])
+        assert delays == ['1.0 s', '1.5 s', '1.5 s']  # capped at retry_max_s
     finally:
+        node.stop_camera()
         node.destroy_node()
         rclpy.try_shutdown()
