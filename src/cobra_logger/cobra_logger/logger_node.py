@@ -5,16 +5,27 @@ compatible with those publishers; messages are taken raw (no deserialization) an
 the node clock, so with use_sim_time they carry sim time like `ros2 bag record --use-sim-time`.
 SIGINT and SIGTERM stop the spin loop between callbacks (never inside a write), the messages
 already received are drained, the open split is closed and the per-topic counts are logged.
+
+Queued messages are taken straight from the subscriptions in one pass (the executor only wakes
+the loop): an executor round per message cost more than writing it. After each pass the newest
+`progress_topic` (joint_states) header stamp written goes out on `logger/progress`, so a
+lockstepped sim never outruns the recorder. /rosout alone does not make a bag: its messages are
+held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arrives.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import signal
+import struct
+import tempfile
 import threading
+from collections import deque
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -27,6 +38,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.subscription import Subscription
+from rosgraph_msgs.msg import Clock as ClockMsg
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
 from cobra_common.ros_entry import declare, describe, run_node, StartupError
@@ -44,6 +56,11 @@ DRAIN_TIMEOUT_S = 2.0
 BYTES_PER_MB = 1_000_000
 RETUNABLE = ('split_duration_s', 'split_size_mb')
 NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
+PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest progress_topic stamp written
+PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+HOUSEKEEPING_TOPICS = ('/rosout',)  # recorded, but alone they do not make a bag
+ROSOUT_BACKLOG = 1000  # /rosout messages held back until the bag starts (oldest dropped beyond)
+CDR_LITTLE_ENDIAN = 1
 
 
 def default_bag_path() -> str:
@@ -88,25 +105,75 @@ def message_class(msgtype: str) -> Any:
     return getattr(importlib.import_module(f'{package}.msg'), name)
 
 
+def header_stamp_ns(data: bytes | memoryview) -> int | None:
+    """The std_msgs/Header stamp that opens a serialized message (CDR), or None if unreadable."""
+    if len(data) < 12 or data[1] != CDR_LITTLE_ENDIAN:
+        return None
+    sec, nanosec = struct.unpack_from('<iI', data, 4)
+    return sec * 1_000_000_000 + nanosec
+
+
+def existing_ancestor(path: Path) -> Path:
+    ancestor = path.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    return ancestor
+
+
+def unwritable_reason(bag_path: Path) -> str | None:
+    """Why bag_path cannot be created (checked at startup; the directory appears on the first
+    message), or None."""
+    ancestor = existing_ancestor(bag_path)
+    if not ancestor.is_dir():
+        return f'{ancestor} is not a directory'
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f'{ancestor} is not writable'
+    return None
+
+
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every logger parameter; StartupError when the bag cannot be written."""
+    values = declare(node, {
+        'topics': (DEFAULT_TOPICS, describe(
+            'topics to record; relative names resolve in the node namespace; "ns/*" takes every '
+            'topic below ns. /clock is not recorded unless listed here', read_only=True)),
+        'bag_path': (default_bag_path(), describe(
+            'bag directory to create (must not exist); default bags/cobra_<UTC time>', read_only=True)),
+        'split_duration_s': (5.0, describe(
+            'close the open file after this long [s] (wall clock); bounds the loss on SIGKILL',
+            float_range=(0.1, 3600.0))),
+        'split_size_mb': (64.0, describe(
+            'close the open file once it holds this much message data [MB = 1e6 bytes]',
+            float_range=(0.1, 100_000.0))),
+        'discovery_period_s': (1.0, describe(
+            'how often the graph is searched for configured topics not yet subscribed [s]',
+            read_only=True, float_range=(0.05, 60.0))),
+        'progress_topic': ('joint_states', describe(
+            f'recorded topic whose newest header stamp is published on {PROGRESS_TOPIC} '
+            '(a lockstepped sim waits for it); empty = no progress', read_only=True)),
+    })
+    if not values['bag_path']:
+        raise StartupError('bag_path is empty: set bag_path:=<new directory> or leave it unset')
+    reason = unwritable_reason(Path(values['bag_path']))
+    if reason:
+        raise StartupError(f"bag_path {values['bag_path']} cannot be created: {reason} "
+                           '(set bag_path:=<new directory in a writable place>)')
+    if Path(values['bag_path']).exists():
+        raise StartupError(f"bag path {values['bag_path']} exists already; choose a new bag path or "
+                           'move the old bag away (set bag_path:=<new directory>)')
+    return values
+
+
 class LoggerNode(Node):
     def __init__(self) -> None:
         super().__init__('logger')
-        values = declare(self, {
-            'topics': (DEFAULT_TOPICS, describe(
-                'topics to record; relative names resolve in the node namespace; "ns/*" takes every '
-                'topic below ns. /clock is not recorded unless listed here', read_only=True)),
-            'bag_path': (default_bag_path(), describe(
-                'bag directory to create (must not exist); default bags/cobra_<UTC time>', read_only=True)),
-            'split_duration_s': (5.0, describe(
-                'close the open file after this long [s] (wall clock); bounds the loss on SIGKILL',
-                float_range=(0.1, 3600.0))),
-            'split_size_mb': (64.0, describe(
-                'close the open file once it holds this much message data [MB = 1e6 bytes]',
-                float_range=(0.1, 100_000.0))),
-            'discovery_period_s': (1.0, describe(
-                'how often the graph is searched for configured topics not yet subscribed [s]',
-                read_only=True, float_range=(0.05, 60.0))),
-        })
+        values = declare_parameters(self)
+        try:  # os.access says yes to root everywhere: try it, since the bag itself comes later
+            probe = tempfile.mkdtemp(prefix='.cobra_logger_probe_', dir=existing_ancestor(Path(values['bag_path'])))
+            os.rmdir(probe)
+        except OSError as error:
+            raise StartupError(f"bag_path {values['bag_path']} cannot be created: {error.strerror} "
+                               '(set bag_path:=<new directory in a writable place>)') from error
         try:
             self._writer = SplitBagWriter(
                 values['bag_path'], values['split_duration_s'],
@@ -120,6 +187,15 @@ class LoggerNode(Node):
                                                  if t not in patterns))
         self._subscriptions_by_topic: dict[str, Subscription] = {}
         self._failed_topics: set[str] = set()
+        self._progress_topic = self.resolve_topic_name(values['progress_topic']) \
+            if values['progress_topic'] else None
+        self._progress_pub = self.create_publisher(ClockMsg, PROGRESS_TOPIC, PROGRESS_QOS) \
+            if self._progress_topic else None
+        self._progress_ns: int | None = None
+        self._published_progress_ns: int | None = None
+        self._progress_message = ClockMsg()
+        self._bag_started = False
+        self._rosout_backlog: deque[tuple[str, int, bytes]] = deque(maxlen=ROSOUT_BACKLOG)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         # The bag writer is not thread-safe: every callback touching it is in this one group.
@@ -178,15 +254,49 @@ class LoggerNode(Node):
             self.get_logger().info(f'recording {topic} [{msgtype}]')
 
     def _on_message(self, topic: str, data: bytes) -> None:
-        self._writer.write(topic, self.get_clock().now().nanoseconds, data)
+        timestamp_ns = self.get_clock().now().nanoseconds
+        if not self._bag_started:
+            if topic in HOUSEKEEPING_TOPICS:
+                self._rosout_backlog.append((topic, timestamp_ns, data))
+                return
+            self._bag_started = True  # the first message that is worth a bag
+            while self._rosout_backlog:
+                self._writer.write(*self._rosout_backlog.popleft())
+        self._writer.write(topic, timestamp_ns, data)
+        if topic == self._progress_topic:
+            stamp_ns = header_stamp_ns(data)
+            if stamp_ns is not None and (self._progress_ns is None or stamp_ns > self._progress_ns):
+                self._progress_ns = stamp_ns
+
+    def take_pending(self) -> int:
+        """Write every message already queued for the subscriptions; returns how many."""
+        taken = 0
+        for topic, subscription in list(self._subscriptions_by_topic.items()):
+            handle, msg_type = subscription.handle, subscription.msg_type
+            while (message := handle.take_message(msg_type, True)) is not None:
+                self._on_message(topic, message[0])
+                taken += 1
+        return taken
+
+    def publish_progress(self) -> None:
+        """Announce the newest progress_topic stamp written, once per new value."""
+        if self._progress_pub is None or self._progress_ns is None \
+                or self._progress_ns == self._published_progress_ns:
+            return
+        self._published_progress_ns = self._progress_ns
+        self._progress_message.clock.sec, self._progress_message.clock.nanosec = \
+            divmod(self._progress_ns, 1_000_000_000)
+        self._progress_pub.publish(self._progress_message)
 
     def drain(self, executor: SingleThreadedExecutor) -> None:
         """Take what is already queued for our subscriptions, until nothing arrives for a while."""
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
         idle_rounds = 0
         while idle_rounds < DRAIN_IDLE_ROUNDS and time.monotonic() < deadline:
-            before = self.recorded_message_count
+            before = self.recorded_message_count + len(self._rosout_backlog)
             executor.spin_once(timeout_sec=DRAIN_POLL_S)
+            self.take_pending()
+            self.publish_progress()
             idle_rounds = idle_rounds + 1 if self.recorded_message_count == before else 0
 
     def finish(self) -> None:
@@ -203,6 +313,9 @@ class LoggerNode(Node):
         if self._writer.closed_files:
             logger.info(f'bag {self._writer.bag_dir}: {self.recorded_message_count} messages in '
                         f'{len(self._writer.closed_files)} files')
+        elif self._rosout_backlog:
+            logger.info(f'only {", ".join(HOUSEKEEPING_TOPICS)} messages received '
+                        f'({len(self._rosout_backlog)}); no bag written at {self._writer.bag_dir}')
         else:
             logger.info(f'no message received; no bag written at {self._writer.bag_dir}')
 
@@ -225,6 +338,8 @@ def spin_until_stopped(node: LoggerNode) -> None:
     try:
         while not stop_requested.is_set():
             executor.spin_once(timeout_sec=ROTATION_CHECK_PERIOD_S)
+            node.take_pending()
+            node.publish_progress()
         node.drain(executor)
     finally:
         node.finish()

@@ -224,3 +224,86 @@ def test_a_namespace_wildcard_records_every_topic_below_it(
     recorded = rosbags_messages(bag_dir)
     assert sorted(recorded) == ['/contact/forces/link_1', '/contact/forces/link_2']
     assert [decode_seq(d) for d in recorded['/contact/forces/link_2']] == list(range(30))
+
+
+def test_publishes_the_newest_joint_states_stamp_it_wrote_as_progress(tmp_path, start_logger, test_node):
+    from rosgraph_msgs.msg import Clock
+    progress: list[Clock] = []
+    test_node.create_subscription(Clock, '/logger/progress', progress.append,
+                                  QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'topics:=[joint_states]')
+    logger.wait_for_output('recording [')
+    publisher = test_node.create_publisher(JointState, '/joint_states',
+                                           QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while publisher.get_subscription_count() == 0:
+        assert time.monotonic() < deadline, 'the logger never subscribed'
+        rclpy.spin_once(test_node, timeout_sec=0.05)
+    for step in range(1, 51):
+        message = JointState(name=['joint_1'], position=[0.0])
+        message.header.stamp.sec, message.header.stamp.nanosec = divmod(step * 2_000_000, 1_000_000_000)
+        publisher.publish(message)
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while not (progress and progress[-1].clock.nanosec == 100_000_000):
+        assert time.monotonic() < deadline, f'progress stopped at {progress[-1:]}'
+        rclpy.spin_once(test_node, timeout_sec=0.05)
+    stamps_ns = [m.clock.sec * 1_000_000_000 + m.clock.nanosec for m in progress]
+    assert stamps_ns == sorted(set(stamps_ns)) and stamps_ns[-1] == 100_000_000
+    assert logger.stop(signal.SIGINT) == 0
+
+
+def test_rosout_alone_leaves_no_bag_and_is_kept_once_a_recorded_topic_starts(
+        tmp_path, start_logger, test_node, rosbags_messages):
+    from rcl_interfaces.msg import Log
+    quiet_bag, bag = tmp_path / 'quiet', tmp_path / 'bag'
+    quiet = start_logger('-p', f'bag_path:={quiet_bag}', '-p', 'topics:=[joint_states, /rosout]')
+    quiet.wait_for_output('recording [')
+    from rclpy.qos import DurabilityPolicy
+    logs = test_node.create_publisher(Log, '/rosout', QoSProfile(  # rosout's own QoS, so the logger matches it
+        depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while '/rosout [' not in quiet.output:  # the logger subscribed to our /rosout publisher
+        assert time.monotonic() < deadline, quiet.output
+        logs.publish(Log(msg='before'))
+        time.sleep(0.1)
+    for _ in range(5):
+        logs.publish(Log(msg='hardware not found'))
+    time.sleep(0.5)
+    assert quiet.stop(signal.SIGINT) == 0
+    assert 'only /rosout messages received' in quiet.output, quiet.output
+    assert not quiet_bag.exists()
+
+    logger = start_logger('-p', f'bag_path:={bag}', '-p', 'topics:=[joint_states, /rosout]')
+    logger.wait_for_output('recording [')
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while '/rosout [' not in logger.output:
+        assert time.monotonic() < deadline, logger.output
+        time.sleep(0.1)
+    for _ in range(5):
+        logs.publish(Log(msg='held back'))
+    time.sleep(0.5)
+    assert not bag.exists()  # only /rosout so far
+    publish_joint_states(test_node, '/joint_states', count=10, rate_hz=100.0)
+    assert logger.stop(signal.SIGINT) == 0, logger.output
+    recorded = rosbags_messages(bag)
+    assert len(recorded['/joint_states']) == 10
+    assert sum(b'held back' in data for data in recorded['/rosout']) == 5  # held back, then written
+
+
+@pytest.mark.parametrize('make_path, reason', [
+    # root may write into a mode 555 directory: then a place where nobody can create a directory
+    (lambda tmp: tmp / 'read_only' / 'bag', 'is not writable') if os.geteuid() else
+    (lambda tmp: Path('/proc/cobra_bag'), 'No such file or directory'),
+    (lambda tmp: tmp / 'a_file' / 'bag', 'is not a directory'),
+])
+def test_an_unwritable_bag_path_is_a_startup_error(tmp_path, start_logger, make_path, reason):
+    (tmp_path / 'read_only').mkdir(mode=0o555)
+    (tmp_path / 'a_file').write_text('not a directory')
+    bag_path = make_path(tmp_path)
+    logger = start_logger('-p', f'bag_path:={bag_path}')
+    assert logger.wait_exit() == 2
+    errors = [line for line in logger.output.splitlines() if 'ERROR' in line]
+    assert len(errors) == 1 and f'bag_path {bag_path} cannot be created' in errors[0], logger.output
+    assert reason in errors[0] and 'Traceback' not in logger.output
+    assert not bag_path.exists()
