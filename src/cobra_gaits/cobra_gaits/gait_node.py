@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
@@ -18,7 +19,8 @@ from cobra_common.ros_entry import StartupError, declare, describe, run_node
 from cobra_gaits.presets import CSV_GAIT, PRESET_FIELDS
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)
-from cobra_gaits.trajectory_csv import TrajectoryReplay, read_trajectory_csv
+from cobra_gaits.speed_limit import check_sidewinding_speed
+from cobra_gaits.trajectory_csv import MAX_RATE_HZ, load_replay
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 RETUNABLE = ('frequency_hz', 'amplitude_vertical_rad', 'amplitude_horizontal_rad', 'direction',
@@ -26,57 +28,77 @@ RETUNABLE = ('frequency_hz', 'amplitude_vertical_rad', 'amplitude_horizontal_rad
 MAX_TICK_S = 0.1  # a longer gap (paused sim, suspended host) must not jump the gait phase
 
 
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every gait_node parameter; StartupError for combinations that cannot run.
+
+    The preset blocks declared depend on `preset_names`, and the tuning defaults on the chosen
+    `gait`'s preset. The speed limit needs the URDF (and a CSV its file), so the node checks it
+    after this (cobra_gaits.speed_limit / trajectory_csv.load_replay).
+    """
+    base = declare(node, {
+        'gait': ('gait1', describe('a name from preset_names (gait1, gait2) | csv', read_only=True)),
+        'preset_names': (['gait1', 'gait2'], describe(
+            'names of the sidewinding presets defined in the parameter files', read_only=True)),
+        'rate_hz': (100.0, describe('joint_commands rate [Hz]', read_only=True,
+                                    float_range=(1.0, MAX_RATE_HZ))),
+        'autostart': (True, describe('start the gait (with its ramp) at startup', read_only=True)),
+        'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
+        'csv_file': ('', describe('trajectory CSV for gait:=csv', read_only=True)),
+        'csv_loop': (False, describe('loop the CSV instead of holding its last row; its last row '
+                                     'must equal its first', read_only=True)),
+    })
+    for name in base['preset_names']:
+        declare(node, {
+            f'{name}.frequency_hz': (0.0, describe(
+                f'{name} wave frequency [Hz]', read_only=True, float_range=(0.0, 2.0))),
+            f'{name}.amplitude_vertical_rad': (0.0, describe(
+                f'{name} pitch amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
+            f'{name}.amplitude_horizontal_rad': (0.0, describe(
+                f'{name} yaw amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
+        })
+    gait = base['gait']
+    if gait not in [*base['preset_names'], CSV_GAIT]:
+        raise StartupError(f"unknown gait '{gait}': choose one of {[*base['preset_names'], CSV_GAIT]}")
+    if gait == CSV_GAIT and not base['csv_file']:
+        raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
+    preset = {field: node.get_parameter(f'{gait}.{field}').value
+              for field in PRESET_FIELDS} if gait != CSV_GAIT else dict.fromkeys(PRESET_FIELDS, 0.0)
+    tuning = declare(node, {
+        'frequency_hz': (preset['frequency_hz'], describe(
+            'sidewinding wave frequency [Hz]', float_range=(0.0, 2.0))),
+        'amplitude_vertical_rad': (preset['amplitude_vertical_rad'], describe(
+            'pitch-joint (vertical wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
+        'amplitude_horizontal_rad': (preset['amplitude_horizontal_rad'], describe(
+            'yaw-joint (horizontal wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
+        'direction': ('left', describe('left | right: sign of the horizontal wave')),
+        'ramp_duration_s': (2.0, describe('start/stop amplitude ramp [s]', float_range=(0.1, 30.0))),
+        'amplitude_slew_rad_s': (0.5, describe(
+            'max amplitude change rate when retuned [rad/s]', float_range=(0.01, 10.0))),
+    })
+    try:
+        SidewindingParams(**tuning).validated()
+    except GaitError as error:
+        raise StartupError(str(error)) from error
+    return {**base, **tuning}
+
+
 class GaitNode(Node):
     def __init__(self) -> None:
         super().__init__('gait_node')
-        base = declare(self, {
-            'gait': ('gait1', describe('gait1 | gait2 (presets) | csv', read_only=True)),
-            'preset_names': (['gait1', 'gait2'], describe(
-                'names of the sidewinding presets defined in this file', read_only=True)),
-            'rate_hz': (100.0, describe('joint_commands rate [Hz]', read_only=True,
-                                        float_range=(1.0, 1000.0))),
-            'autostart': (True, describe('start the gait (with its ramp) at startup', read_only=True)),
-            'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
-            'csv_file': ('', describe('trajectory CSV for gait:=csv', read_only=True)),
-            'csv_loop': (False, describe('loop the CSV instead of holding its last row', read_only=True)),
-        })
-        for name in base['preset_names']:
-            declare(self, {
-                f'{name}.frequency_hz': (0.0, describe(f'{name} wave frequency [Hz]', read_only=True)),
-                f'{name}.amplitude_vertical_rad': (0.0, describe(f'{name} pitch amplitude [rad]', read_only=True)),
-                f'{name}.amplitude_horizontal_rad': (0.0, describe(f'{name} yaw amplitude [rad]', read_only=True)),
-            })
-        gait = base['gait']
-        if gait not in [*base['preset_names'], CSV_GAIT]:
-            raise StartupError(f"unknown gait '{gait}': choose one of {[*base['preset_names'], CSV_GAIT]}")
-        preset = {field: self.get_parameter(f'{gait}.{field}').value
-                  for field in PRESET_FIELDS} if gait != CSV_GAIT else {
-            'frequency_hz': 0.0, 'amplitude_vertical_rad': 0.0, 'amplitude_horizontal_rad': 0.0}
-        tuning = declare(self, {
-            'frequency_hz': (preset['frequency_hz'], describe(
-                'sidewinding wave frequency [Hz]', float_range=(0.0, 2.0))),
-            'amplitude_vertical_rad': (preset['amplitude_vertical_rad'], describe(
-                'pitch-joint (vertical wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
-            'amplitude_horizontal_rad': (preset['amplitude_horizontal_rad'], describe(
-                'yaw-joint (horizontal wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
-            'direction': ('left', describe('left | right: sign of the horizontal wave')),
-            'ramp_duration_s': (2.0, describe('start/stop amplitude ramp [s]', float_range=(0.1, 30.0))),
-            'amplitude_slew_rad_s': (0.5, describe(
-                'max amplitude change rate when retuned [rad/s]', float_range=(0.01, 10.0))),
-        })
+        p = declare_parameters(self)
+        tuning = {name: p[name] for name in RETUNABLE}
         try:
-            robot = load_robot_model(base['urdf_path'] or None)
-            joints = robot.gait_joints()
-            if gait == CSV_GAIT:
-                if not base['csv_file']:
-                    raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
-                trajectory = read_trajectory_csv(base['csv_file'], [j.name for j in joints])
-                self._joint_names = list(trajectory.joint_names)
-                self._source = TrajectoryReplay(trajectory, tuning['ramp_duration_s'], base['csv_loop'])
+            robot = load_robot_model(p['urdf_path'] or None)
+            self._joints = robot.gait_joints()
+            if p['gait'] == CSV_GAIT:
+                limits = {j.name: j.limits.velocity_rad_s if j.limits else math.inf for j in self._joints}
+                self._source = load_replay(p['csv_file'], limits, p['ramp_duration_s'], p['csv_loop'])
+                self._joint_names = list(self._source.trajectory.joint_names)
             else:
-                self._joint_names = [j.name for j in joints]
-                self._source = SidewindingGenerator(
-                    [j.axis_kind for j in joints], SidewindingParams(**tuning))
+                params = SidewindingParams(**tuning)
+                check_sidewinding_speed(self._joints, params)
+                self._joint_names = [j.name for j in self._joints]
+                self._source = SidewindingGenerator([j.axis_kind for j in self._joints], params)
         except (GaitError, RobotModelError) as error:
             raise StartupError(str(error)) from error
         self.add_on_set_parameters_callback(self._validate_parameters)
@@ -86,12 +108,12 @@ class GaitNode(Node):
         self.create_service(Trigger, 'gait/start', self._on_start)
         self.create_service(Trigger, 'gait/stop', self._on_stop)
         self._last_tick: Time | None = None
-        self.create_timer(1.0 / base['rate_hz'], self._tick)
-        if base['autostart']:
+        self.create_timer(1.0 / p['rate_hz'], self._tick)
+        if p['autostart']:
             self._source.ramp.start()
         self.get_logger().info(
-            f"gait '{gait}' on {len(self._joint_names)} joints at {base['rate_hz']:g} Hz "
-            f"({'running' if base['autostart'] else 'waiting for gait/start'})")
+            f"gait '{p['gait']}' on {len(self._joint_names)} joints at {p['rate_hz']:g} Hz "
+            f"({'running' if p['autostart'] else 'waiting for gait/start'})")
 
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters if p.name in RETUNABLE}
@@ -103,7 +125,8 @@ class GaitNode(Node):
                                        reason=f"direction must be one of {sorted(DIRECTIONS)}")
         try:
             if changes:
-                replace(self._source.params, **changes).validated()
+                check_sidewinding_speed(self._joints, replace(self._source.params, **changes).validated(),
+                                        self._source.current_amplitudes_rad())
         except GaitError as error:
             return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)

@@ -93,6 +93,16 @@ def test_start_retune_and_stop_without_steps(ros_env, ros_node):
             Parameter('direction', value='up').to_parameter_msg()])).results[0]
         assert not rejected.successful and 'direction' in rejected.reason
 
+        # within the declared range (<= pi/2) but 2 pi * 1 Hz * 1.5 rad = 9.4 rad/s > 4.82 rad/s
+        too_fast = call(node, set_parameters, SetParameters.Request(parameters=[
+            Parameter('amplitude_horizontal_rad', value=1.5).to_parameter_msg()])).results[0]
+        assert not too_fast.successful
+        assert 'gait too fast for the servos: joint_2 (yaw)' in too_fast.reason
+        assert 'URDF velocity limit is 4.82 rad/s' in too_fast.reason
+        assert 'amplitude_horizontal_rad <= 0.7' in too_fast.reason
+        collect(node, messages, 1.5)
+        assert np.max(np.abs(last_seconds(messages, 1.0)[:, 1])) == pytest.approx(0.70, abs=0.05)
+
         assert call(node, node.create_client(Trigger, 'gait/stop'), Trigger.Request()).success
         collect(node, messages, 1.5)
         assert peak_speed(messages) < 6.0
@@ -106,9 +116,49 @@ def test_start_retune_and_stop_without_steps(ros_env, ros_node):
     (['gait:=gait7'], "unknown gait 'gait7'"),
     (['gait:=csv'], 'gait:=csv needs csv_file'),
     (['urdf_path:=/nonexistent/cobra.urdf'], 'URDF not found: /nonexistent/cobra.urdf'),
+    (['frequency_hz:=2.0', 'amplitude_horizontal_rad:=1.5'],
+     'gait too fast for the servos: joint_2 (yaw) would move at up to 18.85 rad/s'),
+    (['gait1.frequency_hz:=2.0'], 'gait too fast for the servos: joint_2 (yaw)'),
+    (['direction:=up'], "direction must be one of ['left', 'right']"),
 ])
 def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
     result = subprocess.run(gait_command(*parameters), env=ros_env, capture_output=True, text=True,
                             timeout=30)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_too_fast_csv_is_refused_at_startup_with_file_and_line(ros_env, tmp_path):
+    path = tmp_path / 'jerk.csv'
+    path.write_text('time_s,joint_1\n0.0,0.0\n0.1,0.2\n0.2,0.9\n')
+    result = subprocess.run(gait_command('gait:=csv', f'csv_file:={path}'), env=ros_env,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert f'{path}:4: joint_1 moves +0.7000 rad in 0.1 s' in result.stderr
+
+
+def test_declare_parameters_declares_everything_without_side_effects(ros_node):
+    from cobra_common.ros_entry import StartupError
+    from cobra_gaits.gait_node import declare_parameters
+    bare = rclpy.create_node('gait_node', parameter_overrides=[
+        Parameter('preset_names', value=['gait1', 'crawl']),
+        Parameter('gait', value='crawl'),
+        Parameter('crawl.frequency_hz', value=0.2),
+        Parameter('crawl.amplitude_vertical_rad', value=0.1),
+        Parameter('crawl.amplitude_horizontal_rad', value=0.3)])
+    try:
+        values = declare_parameters(bare)
+        assert values['gait'] == 'crawl'
+        assert (values['frequency_hz'], values['amplitude_horizontal_rad']) == (0.2, 0.3)
+        assert bare.has_parameter('crawl.amplitude_vertical_rad') and bare.has_parameter('csv_loop')
+        assert bare.get_parameter('ramp_duration_s').value == 2.0
+        assert not list(bare.timers)
+        assert [p.topic_name for p in bare.publishers] == ['/parameter_events']  # rclpy's own only
+    finally:
+        bare.destroy_node()
+    unknown = rclpy.create_node('gait_node', parameter_overrides=[Parameter('gait', value='gait7')])
+    try:
+        with pytest.raises(StartupError, match="unknown gait 'gait7'"):
+            declare_parameters(unknown)
+    finally:
+        unknown.destroy_node()
