@@ -31,7 +31,7 @@ from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
 from cobra_common.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
-                                   stamp_seconds)
+                                   spin_node, stamp_seconds)
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_odometry.camera_reconnect import CameraAction, CameraReconnect, CameraState, ReconnectPolicy
 from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
@@ -58,12 +58,9 @@ POSE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
 ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
 ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
-# the executor returns to Python at least this often, so SIGINT/SIGTERM are handled at once
-# even when nothing else wakes it (use_sim_time with /clock stopped, a quiet graph)
-SIGNAL_POLL_S = 0.1
 CAMERA_WATCHDOG_PERIOD_S = 0.2
-# tf2 frame ids: no leading slash; the prefix is used verbatim ('cobra/' -> 'cobra/odom')
-FRAME_PREFIX_PATTERN = re.compile(r'(?:[A-Za-z0-9_]+/)*[A-Za-z0-9_]*')
+# the sim's rule: words each followed by '/', no leading slash (tf2); 'cobra/' -> 'cobra/odom'
+FRAME_PREFIX_PATTERN = re.compile(r'([A-Za-z_][A-Za-z0-9_]*/)*')
 
 
 def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
@@ -162,8 +159,8 @@ def _check_startup_parameters(p: dict[str, Any]) -> None:
          f"retry_max_s ({p['retry_max_s']}) must be >= retry_initial_s ({p['retry_initial_s']})"),
         (p['max_twist_gap_s'] > 0.0, f"max_twist_gap_s must be > 0; got {p['max_twist_gap_s']}"),
         (FRAME_PREFIX_PATTERN.fullmatch(p['frame_prefix']) is not None,
-         f"frame_prefix {p['frame_prefix']!r} is not a frame id prefix: use letters, digits, '_' "
-         "and '/' without a leading '/' (e.g. 'cobra/'), or '' for none"),
+         f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of letters, digits "
+         "and '_' each followed by '/', e.g. frame_prefix:=cobra/ ('' = none)"),
     ]
     if p['camera_enabled'] and not is_recording(p['device']):
         checks += [(p['gyro_fps'] in GYRO_RATES_HZ,
@@ -629,17 +626,14 @@ class OdometryNode(Node):
 
 
 def spin_multithreaded(node: OdometryNode) -> None:
-    """Spin on two threads until SIGINT/SIGTERM; then close the camera before the node goes.
+    """Spin on two threads until SIGINT/SIGTERM (ros_entry.spin_node); then close the camera.
 
-    spin_once with a timeout returns to Python every SIGNAL_POLL_S, where the KeyboardInterrupt
-    that ros_entry's signal handlers raise can land; a plain spin() blocks in rcl_wait until a
-    timer or message wakes it, which under use_sim_time with /clock stopped is never.
+    Frame callbacks come on librealsense's threads and device open/close on a daemon worker, so
+    the executor's threads only run short callbacks and the process stops promptly.
     """
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(node)
+    executor = MultiThreadedExecutor(num_threads=2, context=node.context)
     try:
-        while node.context.ok():
-            executor.spin_once(timeout_sec=SIGNAL_POLL_S)
+        spin_node(node, executor)
     finally:
         node.stop_camera()
         executor.shutdown(timeout_sec=0.0)

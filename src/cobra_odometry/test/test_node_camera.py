@@ -188,3 +188,55 @@ def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env
         node.stop_camera()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def test_frame_prefix_on_every_stamped_frame_and_sigterm_exits_0(recording: Path, start_node, test_node, spin,
+                                                                 tmp_path: Path) -> None:
+    """frame_prefix:=cobra/ (two robots in one graph): IMU, images, camera_info and odom all carry it."""
+    import os
+    import signal
+
+    from nav_msgs.msg import Odometry
+
+    from cobra_odometry.synthetic import SlamScenario, slam_samples
+    from cobra_odometry.trajectory_formats import write_trajectory
+    from cobra_odometry.transforms import optical_frame_of
+
+    topics = {'imu': (Imu, 'imu/data'), 'color': (Image, 'camera/color/image_raw'),
+              'depth': (Image, 'camera/depth/image_rect_raw'),
+              'color_info': (CameraInfo, 'camera/color/camera_info'),
+              'depth_info': (CameraInfo, 'camera/depth/camera_info')}
+    received: dict[str, list] = {key: [] for key in (*topics, 'odom')}
+    for key, (kind, topic) in topics.items():
+        test_node.create_subscription(kind, topic, received[key].append, qos_profile_sensor_data)
+    test_node.create_subscription(Odometry, 'odom', received['odom'].append, 100)
+    samples, _ = slam_samples(SlamScenario(duration_s=0.5, start_s=200.0),
+                              optical_frame_of(load_robot_model().transform('base_link', 'camera_link')))
+    trajectory = tmp_path / 'CameraTrajectory.txt'
+    write_trajectory(trajectory, samples, 'tum')
+    width, height, _ = SPEC.color_size
+    device = tmp_path / 'appears_later.db3'  # played once this test is subscribed (see above)
+    node = start_node('frame_prefix:=cobra/', f'device:={device}', 'wait_for_device:=true',
+                      'retry_initial_s:=0.2', 'retry_max_s:=0.3', f'color_width:={width}',
+                      f'color_height:={height}', f'depth_width:={width}', f'depth_height:={height}',
+                      'pose_source:=file', f'trajectory_file:={trajectory}', 'trajectory_mode:=replay')
+    assert spin(test_node, lambda: all(test_node.count_publishers(topic) for _, topic in topics.values()), 30.0)
+    spin(test_node, lambda: False, 1.0)  # let the node's side of the matching finish too
+    shutil.copy(recording, tmp_path / 'partial.tmp')
+    (tmp_path / 'partial.tmp').rename(device)
+    assert spin(test_node, lambda: all(received.values()) and len(received['odom']) == len(samples), 30.0), \
+        ({k: len(v) for k, v in received.items()}, node.output())
+    expected = {'imu': 'cobra/camera_imu_optical_frame', 'color': 'cobra/camera_color_optical_frame',
+                'depth': 'cobra/camera_depth_optical_frame', 'color_info': 'cobra/camera_color_optical_frame',
+                'depth_info': 'cobra/camera_depth_optical_frame', 'odom': 'cobra/odom'}
+    for key, frame in expected.items():
+        assert {m.header.frame_id for m in received[key]} == {frame}, key
+    assert {m.child_frame_id for m in received['odom']} == {'cobra/base_link'}
+    os.killpg(node.process.pid, signal.SIGTERM)  # while streaming (or just finished) and replaying
+    assert node.process.wait(timeout=30) == 0, node.output()
+
+
+def test_bad_frame_prefix_refused_at_startup(start_node) -> None:
+    node = start_node('frame_prefix:=/cobra', 'pose_source:=none', 'camera_enabled:=false')
+    assert node.process.wait(timeout=30) == 2
+    assert "frame_prefix:='/cobra' is not a frame prefix" in node.output()

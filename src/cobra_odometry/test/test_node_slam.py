@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +230,49 @@ def test_parameter_updates_validated(start_node, test_node, spin) -> None:
     assert not rejected.successful and 'retry_max_s must be >= retry_initial_s' in rejected.reason
     assert not set_double('max_linear_speed_m_s', -1.0).successful  # outside the declared range
     assert spin(test_node, lambda: 'odom estimator retuned' in node.output(), 5.0)
+
+
+@pytest.mark.parametrize('stop_signal', ['SIGTERM', 'SIGINT'])
+def test_stops_on_signal_with_sim_time_and_no_clock(start_node, test_node, spin, stop_signal: str) -> None:
+    """use_sim_time with /clock silent: no timer ever fires, yet a signal stops the node (exit 0)."""
+    import os
+    import signal
+    events: list[str] = []
+    test_node.create_subscription(String, 'odometry/events', lambda m: events.append(m.data), EVENTS_QOS)
+    pose_pub = test_node.create_publisher(PoseStamped, 'slam/pose', 10)
+    node = start_node('camera_enabled:=false', 'use_sim_time:=true')
+    assert spin(test_node, lambda: pose_pub.get_subscription_count() > 0, 30.0), node.output()
+    assert spin(test_node, lambda: 'odom from topic' in node.output(), 30.0), node.output()  # built, spinning
+    os.killpg(node.process.pid, getattr(signal, stop_signal))
+    assert node.process.wait(timeout=30) == 0, node.output()
+    assert 'Traceback' not in node.output()
+
+
+def test_declare_parameters_on_a_bare_node(ros_env) -> None:
+    """What the bringup's pre-start validator calls: every parameter declared, bad combinations refused."""
+    from cobra_common.ros_entry import StartupError
+    from cobra_odometry.odometry_node import ESTIMATOR_PARAMETERS, declare_parameters
+
+    def declared(*overrides: str) -> dict:
+        args = ['--ros-args'] + [arg for value in overrides for arg in ('-p', value)]
+        context = rclpy.Context()
+        rclpy.init(args=args, context=context)
+        try:
+            bare = rclpy.create_node('odometry', context=context)
+            try:
+                return declare_parameters(bare)
+            finally:
+                bare.destroy_node()
+        finally:
+            rclpy.try_shutdown(context=context)
+
+    values = declared('frame_prefix:=cobra/')
+    assert values['frame_prefix'] == 'cobra/' and values['odom_frame'] == 'odom'
+    assert set(ESTIMATOR_PARAMETERS) <= set(values) and 'retry_max_s' in values
+    for overrides, expected in [(('retry_initial_s:=5.0', 'retry_max_s:=2.0'), 'retry_max_s (2.0) must be >= retry_initial_s'),
+                                (('frame_prefix:=cobra',), "frame_prefix:='cobra' is not a frame prefix"),
+                                (('pose_source:=bag',), "pose_source must be one of"),
+                                (('max_twist_gap_s:=0.0',), 'max_twist_gap_s must be > 0'),
+                                (('gyro_fps:=100',), 'gyro_fps must be one of (200, 400)')]:
+        with pytest.raises(StartupError, match=re.escape(expected)):
+            declared(*overrides)
