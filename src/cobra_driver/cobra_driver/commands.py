@@ -50,6 +50,7 @@ class CommandTracker:
         self._interval_s = max_interval_s
         self._hold: np.ndarray | None = None
         self.accepted = 0
+        self.live = False  # the last target() followed a fresh command
         self._lock = threading.Lock()  # commands arrive on an executor thread, targets are taken by the loop
 
     @property
@@ -108,10 +109,15 @@ class CommandTracker:
         return self.guard.is_stale(now)
 
     def target(self, now: float) -> np.ndarray | None:
-        """Position target for the cycle at `now` (None before any hold position is known)."""
+        """Position target for the cycle at `now` (None before any hold position is known).
+
+        Sets `live`: True when the target follows a fresh command, False when it holds.
+        """
         with self._lock:
             if self._latest is None or self.is_stale(now):
+                self.live = False
                 return None if self._hold is None else self._hold.copy()
+            self.live = True
             self._hold = self._interpolated(now)
             return self._hold.copy()
 

@@ -1,22 +1,73 @@
 """Driver parameters: one table (name, default, description, range) and the DriverConfig built from it.
 
 The node declares exactly these parameters; joint limits come from the URDF through
-cobra_description, never from this file or the YAML.
+cobra_description, never from this file or the YAML. Everything that can be judged from the
+parameters alone (ranges, choices, list lengths, whether the baud rate can carry the loop
+rate) is checked by `check_parameters`, which the node's declare_parameters calls.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from cobra_description.robot_model import RobotModel, load_robot_model
+from cobra_description.robot_model import Joint, RobotModel, load_robot_model
 
 from cobra_driver import control_table as ct
 from cobra_driver.commands import MODES
-from cobra_driver.driver_core import DriverConfig
+from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s
 from cobra_driver.joint_map import JointServo
+
+BAUD_RATES = (57600, 115200, 1_000_000, 2_000_000, 3_000_000, 4_000_000)
+WIRE_ERROR_FRACTION = 1.0
+"""A cycle's bytes need at least the whole period on the wire: the rate cannot be reached at all."""
+WIRE_WARN_FRACTION = 0.5
+"""Beyond half the period on the wire, USB round trips (2 x latency timer) and the host no longer fit."""
+
+
+@dataclass
+class DriverConfig:
+    port: str
+    joints: list[JointServo]
+    latch: JointServo | None = None
+    baud_rate: int = 4_000_000
+    rate_hz: float = 500.0
+    usb_latency_ms: float = 1.0
+    packet_timeout_margin_ms: float = 1.0
+    operating_mode: int = ct.OperatingMode.POSITION
+    latch_operating_mode: int = ct.OperatingMode.CURRENT_BASED_POSITION
+    profile_velocity: int = 0
+    profile_acceleration: int = 0
+    position_p_gain: int = 800
+    position_i_gain: int = 0
+    position_d_gain: int = 0
+    bus_watchdog_ms: float = 100.0
+    allow_missing: bool = False
+    torque_on_start: bool = True
+    keep_torque_on_shutdown: bool = False
+    latency_timer_policy: str = 'warn'  # 'warn' | 'fail'
+    sysfs_root: str = '/sys'
+    reboot_on_startup_error: bool = True
+    fault_after_failures: int = 25
+    status_poll_period_s: float = 0.5
+    reconnect_min_s: float = 0.2
+    reconnect_max_s: float = 5.0
+    command_timeout_s: float = 0.2
+    command_joints: list[Joint] = field(default_factory=list)  # URDF joints of `joints`, for the guard
+    command_mode: str = 'interpolate'
+    move_to_start_speed_rad_s: float = 0.5
+    latch_engaged_rad: float | None = None  # None: the URDF upper limit
+    latch_released_rad: float | None = None  # None: the URDF lower limit
+    latch_tolerance_rad: float = 0.05
+    latch_grip_current_a: float = 0.3
+    latch_grip_window_rad: float = 0.5
+    latch_goal_current_a: float = 0.5
+    latch_timeout_s: float = 2.0
+
+    def servos(self) -> list[JointServo]:
+        return self.joints + ([self.latch] if self.latch is not None else [])
 
 
 @dataclass(frozen=True)
@@ -34,7 +85,7 @@ GAIT_JOINTS = [f'joint_{i}' for i in range(1, 12)]
 PARAMETERS: tuple[Parameter, ...] = (
     Parameter('port', '/dev/ttyUSB0', 'serial device of the U2D2 (a udev symlink is better, see README)'),
     Parameter('baud_rate', 4_000_000, 'bus baud rate [bit/s]; must equal every servo\'s Baud Rate register',
-              choices=(57600, 115200, 1_000_000, 2_000_000, 3_000_000, 4_000_000)),
+              choices=BAUD_RATES),
     Parameter('rate_hz', 500.0, 'control loop rate [Hz]', 1.0, 1000.0),
     Parameter('usb_latency_ms', 1.0, 'USB adapter latency timer the packet timeout assumes [ms]', 0.0, 32.0),
     Parameter('packet_timeout_margin_ms', 1.0, 'extra wait for a reply beyond wire time + 2 x latency [ms]',
@@ -74,8 +125,12 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter('reconnect_max_s', 5.0, 'largest reconnect back-off [s]', 0.01, 600.0),
     Parameter('command_timeout_s', 0.2, 'hold when no command arrived for this long [s]', 0.01, 10.0),
     Parameter('command_mode', 'interpolate', 'between command arrivals: hold or interpolate', choices=MODES),
-    Parameter('latch_engaged_rad', float('nan'), 'latch angle when engaged [rad]; NaN = URDF upper limit'),
-    Parameter('latch_released_rad', float('nan'), 'latch angle when released [rad]; NaN = URDF lower limit'),
+    Parameter('move_to_start_speed_rad_s', 0.5, 'joint speed bound while moving to the first command after '
+              'start-up, torque on or reconnect, and for a servo rejoining after a fault [rad/s]', 0.05, 4.8),
+    Parameter('latch_engaged_margin_rad', 0.0, 'the latch engages this far below its URDF upper limit [rad]',
+              0.0, 1.0),
+    Parameter('latch_released_margin_rad', 0.0, 'the latch releases this far above its URDF lower limit [rad]',
+              0.0, 1.0),
     Parameter('latch_tolerance_rad', 0.05, 'latch counts as there within this angle [rad]', 0.001, 1.0),
     Parameter('latch_grip_current_a', 0.3, 'current that confirms a gripping latch near its target [A]', 0.0, 2.0),
     Parameter('latch_grip_window_rad', 0.5, 'gripping counts only this close to the target [rad]', 0.0, 3.2),
@@ -108,24 +163,89 @@ def validate(name: str, value: Any) -> str | None:
     return None
 
 
-def _optional(value: float) -> float | None:
-    return None if math.isnan(value) else float(value)  # NaN means "use the URDF"
+@dataclass(frozen=True)
+class BusBudget:
+    """Wire time of one cycle (Sync Write of the goals + Fast Sync Read of the feedback) against the period."""
+
+    servo_count: int
+    baud_rate: int
+    rate_hz: float
+
+    @property
+    def bytes_per_cycle(self) -> int:
+        block = FeedbackBlock().length
+        return sync_write_bytes(self.servo_count, 4) + sync_read_bytes(self.servo_count, block, fast=True)
+
+    @property
+    def wire_s(self) -> float:
+        return wire_time_s(self.bytes_per_cycle, self.baud_rate)
+
+    @property
+    def period_s(self) -> float:
+        return 1.0 / self.rate_hz
+
+    @property
+    def fraction(self) -> float:
+        return self.wire_s / self.period_s
+
+    @property
+    def level(self) -> str:
+        """'ok', 'warn' (over half the period on the wire) or 'error' (more than the whole period)."""
+        if self.fraction >= WIRE_ERROR_FRACTION:
+            return 'error'
+        return 'warn' if self.fraction > WIRE_WARN_FRACTION else 'ok'
+
+    def message(self) -> str:
+        fitting_rate_hz = WIRE_WARN_FRACTION / self.wire_s
+        fitting_bauds = [b for b in BAUD_RATES if wire_time_s(self.bytes_per_cycle, b) <= WIRE_WARN_FRACTION
+                         * self.period_s]
+        baud_fix = (f'baud_rate:={fitting_bauds[0]} (and the same Baud Rate register on every servo, with '
+                    f'Dynamixel Wizard)') if fitting_bauds else 'fewer servos on this bus'
+        return (f'baud_rate {self.baud_rate} is too slow for rate_hz {self.rate_hz:g}: one cycle ({self.servo_count} '
+                f'servos, {self.bytes_per_cycle} bytes of Sync Write + Fast Sync Read) takes '
+                f'{1e3 * self.wire_s:.2f} ms on the wire, {100 * self.fraction:.0f} % of the '
+                f'{1e3 * self.period_s:.2f} ms period (at most {100 * WIRE_WARN_FRACTION:.0f} % leaves time for the '
+                f'USB round trips). Fix: rate_hz:={math.floor(fitting_rate_hz):d} or lower, or {baud_fix}')
 
 
-def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> DriverConfig:
-    """DriverConfig from parameter values (missing ones take their defaults)."""
+def bus_budget(params: Mapping[str, Any]) -> BusBudget:
+    servo_count = len(list(params['joint_ids'])) + (1 if int(params['latch_id']) >= 0 else 0)
+    return BusBudget(servo_count, int(params['baud_rate']), float(params['rate_hz']))
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """All parameter values (defaults filled in), or ConfigError naming the first problem and its fix.
+
+    Judges what the parameters alone can tell: ranges, choices, one entry per joint in every
+    per-joint list, and a baud rate that can carry the loop rate (an over-half-period budget
+    is only a warning, left to the driver to report).
+    """
     params = {p.name: values.get(p.name, p.default) for p in PARAMETERS}
     for name, value in params.items():
         reason = validate(name, value)
         if reason:
             raise ConfigError(reason)
-    if robot is None:
-        robot = load_robot_model(params['urdf_path'] or None)
     names, ids = list(params['joint_names']), list(params['joint_ids'])
     offsets, directions = list(params['zero_offsets_rad']), list(params['directions'])
     if not len(names) == len(ids) == len(offsets) == len(directions):
         raise ConfigError(f'joint_names ({len(names)}), joint_ids ({len(ids)}), zero_offsets_rad ({len(offsets)}) '
                           f'and directions ({len(directions)}) must have one entry per joint')
+    if params['latch_id'] >= 0 and params['latch_id'] in ids or len(set(ids)) != len(ids):
+        raise ConfigError(f'two servos share an ID (joint_ids {ids}, latch_id {params["latch_id"]}); '
+                          f'each needs its own')
+    budget = bus_budget(params)
+    if budget.level == 'error':
+        raise ConfigError(budget.message())
+    return params
+
+
+def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> DriverConfig:
+    """DriverConfig from parameter values (missing ones take their defaults)."""
+    params = check_parameters(values)
+    if robot is None:
+        robot = load_robot_model(params['urdf_path'] or None)
+    names, ids = list(params['joint_names']), list(params['joint_ids'])
+    offsets, directions = list(params['zero_offsets_rad']), list(params['directions'])
     joint_model = ct.model_by_name(params['joint_model'])
     joints = [_joint_servo(robot, name, sid, joint_model, offset, direction)
               for name, sid, offset, direction in zip(names, ids, offsets, directions)]
@@ -149,9 +269,10 @@ def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> 
         status_poll_period_s=float(params['status_poll_period_s']),
         reconnect_min_s=float(params['reconnect_min_s']), reconnect_max_s=float(params['reconnect_max_s']),
         command_timeout_s=float(params['command_timeout_s']), command_mode=params['command_mode'],
+        move_to_start_speed_rad_s=float(params['move_to_start_speed_rad_s']),
         command_joints=[robot.joint(name) for name in names],
-        latch_engaged_rad=_optional(params['latch_engaged_rad']),
-        latch_released_rad=_optional(params['latch_released_rad']),
+        latch_engaged_rad=None if latch is None else latch.upper_rad - float(params['latch_engaged_margin_rad']),
+        latch_released_rad=None if latch is None else latch.lower_rad + float(params['latch_released_margin_rad']),
         latch_tolerance_rad=float(params['latch_tolerance_rad']),
         latch_grip_current_a=float(params['latch_grip_current_a']),
         latch_grip_window_rad=float(params['latch_grip_window_rad']),

@@ -6,66 +6,80 @@ cannot hold 2 ms +- 0.5 ms); executor callbacks only hand work to it.
 
 from __future__ import annotations
 
-import math
+import array
 import sys
 import threading
 import time
 from concurrent.futures import Future as ConcurrentFuture
+from typing import Any
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.task import Future as RclpyFuture
-from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
-from cobra_common.ros_entry import init_with_stop_signals
-from cobra_driver.driver_config import PARAMETERS, ConfigError, build_config, validate
-from cobra_driver.driver_core import JointDriver, JointSample, StartupError
+from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_driver.driver_config import PARAMETERS, ConfigError, Parameter, build_config, check_parameters, validate
+from cobra_driver.driver_core import JointDriver, JointSample
 
 NODE_NAME = 'joint_driver'
-RUNTIME_PARAMETERS = {'command_timeout_s', 'command_mode', 'latch_timeout_s', 'latch_tolerance_rad',
-                      'latch_grip_current_a'}
+RUNTIME_PARAMETERS = {'command_timeout_s', 'command_mode', 'move_to_start_speed_rad_s', 'latch_timeout_s',
+                      'latch_tolerance_rad', 'latch_grip_current_a'}
 REJECTION_LOG_PERIOD_S = 5.0
 LEVELS = {'ok': DiagnosticStatus.OK, 'warn': DiagnosticStatus.WARN, 'error': DiagnosticStatus.ERROR}
 
 
-def _descriptor(spec) -> ParameterDescriptor:  # type: ignore[no-untyped-def]
-    descriptor = ParameterDescriptor(description=spec.description)
+def _descriptor(spec: Parameter) -> ParameterDescriptor:
+    """Description, range and read-only flag of one entry of the parameter table."""
+    numeric = not isinstance(spec.default, bool) and spec.minimum is not None and spec.maximum is not None
+    descriptor = describe(
+        spec.description, read_only=spec.name not in RUNTIME_PARAMETERS,
+        float_range=(spec.minimum, spec.maximum) if numeric and isinstance(spec.default, float) else None,
+        int_range=(int(spec.minimum), int(spec.maximum)) if numeric and isinstance(spec.default, int) else None)
     if spec.choices is not None:
         descriptor.additional_constraints = f'one of {list(spec.choices)}'
-    if spec.minimum is not None and spec.maximum is not None and not isinstance(spec.default, bool):
-        if isinstance(spec.default, int):
-            descriptor.integer_range = [IntegerRange(from_value=int(spec.minimum), to_value=int(spec.maximum))]
-        elif isinstance(spec.default, float):
-            descriptor.floating_point_range = [FloatingPointRange(from_value=float(spec.minimum),
-                                                                  to_value=float(spec.maximum))]
     return descriptor
+
+
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every driver parameter (descriptions, ranges, read-only) and check what they alone can tell.
+
+    Raises StartupError for a value outside its choices, per-joint lists of different lengths,
+    two servos with one ID, or a baud rate that cannot carry the loop rate. No other side effects.
+    """
+    values = declare(node, {spec.name: (spec.default, _descriptor(spec)) for spec in PARAMETERS})
+    try:
+        return check_parameters(values)
+    except ConfigError as error:
+        raise StartupError(f'bad parameter: {error}') from error
 
 
 class JointDriverNode(Node):
     def __init__(self) -> None:
         super().__init__(NODE_NAME)
         self._started = False
-        for spec in PARAMETERS:
-            self.declare_parameter(spec.name, spec.default, _descriptor(spec))
+        values = declare_parameters(self)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        values = {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS}
         try:
             config = build_config(values)
         except (ConfigError, ValueError) as error:
             raise StartupError(f'bad parameter: {error}') from error
+        self._throttled: dict[str, RcutilsLogger] = {}
         self.driver = JointDriver(config, self._log)
         self.driver.start()
         self._started = True
 
         self.joint_state_pub = self.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
+        self._joint_state = JointState()
+        self._published_names: list[str] | None = None
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, 'diagnostics', 10)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
@@ -82,7 +96,6 @@ class JointDriverNode(Node):
         timers = MutuallyExclusiveCallbackGroup()
         self.create_timer(float(values['diagnostics_period_s']), self._publish_diagnostics, callback_group=timers)
         self.create_timer(0.1, self._publish_latch, callback_group=timers)
-        self._last_rejection_log: dict[str, float] = {}
         self._loop_failed = False
         self._stop = threading.Event()
         self._loop = threading.Thread(target=self._run_loop, name='joint-driver-loop', daemon=True)
@@ -107,32 +120,42 @@ class JointDriverNode(Node):
         if not self.context.ok():
             self._stop.set()
             return
-        message = JointState()
-        message.header.stamp = Time(nanoseconds=sample.stamp_ns).to_msg()
-        message.name = sample.names
-        message.position = sample.position_rad
-        message.velocity = sample.velocity_rad_s
-        message.effort = sample.effort_nm
+        message = self._joint_state  # reused: publish serialises it at once
+        message.header.stamp.sec, message.header.stamp.nanosec = divmod(sample.stamp_ns, 1_000_000_000)
+        if sample.names is not self._published_names:  # the same list object while the set is unchanged
+            message.name = sample.names
+            self._published_names = sample.names
+        message.position = array.array('d', sample.position_rad.tobytes())
+        message.velocity = array.array('d', sample.velocity_rad_s.tobytes())
+        message.effort = array.array('d', sample.effort_nm.tobytes())
         self.joint_state_pub.publish(message)
 
-    def _log(self, level: str, message: str) -> None:
-        # rclpy pins one severity per call site, so each level needs its own call
-        if level == 'error':
-            self.get_logger().error(message)
+    def _log(self, level: str, message: str, throttle_s: float = 0.0) -> None:
+        """The driver core's log: rclpy pins one severity per call site; throttle_s > 0 rate-limits
+        per message kind (its first word), through rclpy's throttle on a child logger."""
+        logger = self.get_logger()
+        if throttle_s > 0.0:
+            key = message.split(' ', 1)[0].strip(':') or 'throttled'
+            logger = self._throttled.setdefault(key, logger.get_child(key))
+            if level == 'error':
+                logger.error(message, throttle_duration_sec=throttle_s)
+            elif level == 'warn':
+                logger.warning(message, throttle_duration_sec=throttle_s)
+            else:
+                logger.info(message, throttle_duration_sec=throttle_s)
+        elif level == 'error':
+            logger.error(message)
         elif level == 'warn':
-            self.get_logger().warning(message)
+            logger.warning(message)
         else:
-            self.get_logger().info(message)
+            logger.info(message)
 
     # -- callbacks ------------------------------------------------------------------------
     def _on_set_parameters(self, parameters) -> SetParametersResult:  # type: ignore[no-untyped-def]
-        for parameter in parameters:
+        for parameter in parameters:  # read-only ones were refused by rclpy before this
             reason = validate(parameter.name, parameter.value)
             if reason:
                 return SetParametersResult(successful=False, reason=reason)
-            if self._started and parameter.name not in RUNTIME_PARAMETERS:
-                return SetParametersResult(successful=False,
-                                           reason=f'{parameter.name} takes effect only at start-up; restart the node')
         if self._started:
             for parameter in parameters:
                 self.driver.call(lambda p=parameter: self._apply_runtime(p.name, p.value))
@@ -143,20 +166,19 @@ class JointDriverNode(Node):
             self.driver.commands.timeout_s = float(value)  # type: ignore[arg-type]
         elif name == 'command_mode':
             self.driver.commands.mode = str(value)
+        elif name == 'move_to_start_speed_rad_s':
+            self.driver.move_to_start.speed_rad_s = float(value)  # type: ignore[arg-type]
         else:
             setattr(self.driver.config, name, float(value))  # type: ignore[arg-type]
 
     def _on_command(self, message: JointState) -> None:
-        now = time.monotonic()
-        rejection = self.driver.commands.submit(list(message.name), list(message.position),
-                                                list(message.velocity), now)
-        if rejection is None:
-            return
-        last = self._last_rejection_log.get(rejection.cause, -math.inf)
-        if now - last >= REJECTION_LOG_PERIOD_S:
-            self._last_rejection_log[rejection.cause] = now
-            self.get_logger().warning(f'ignored joint_commands message ({rejection.cause}): {rejection.detail}; '
-                                      f'holding the previous target')
+        rejection = self.driver.commands.submit(message.name, message.position, message.velocity,
+                                                time.monotonic())
+        if rejection is not None:  # one throttled log per cause
+            logger = self._throttled.setdefault(f'commands.{rejection.cause}',
+                                                self.get_logger().get_child(rejection.cause))
+            logger.warning(f'ignored joint_commands message ({rejection.cause}): {rejection.detail}; '
+                           f'holding the previous target', throttle_duration_sec=REJECTION_LOG_PERIOD_S)
 
     def _on_torque(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
         response.success, response.message = self.driver.set_torque(request.data)
@@ -206,25 +228,18 @@ class JointDriverNode(Node):
 
 def main(args: list[str] | None = None) -> int:
     sys.setswitchinterval(0.0005)  # the loop thread must not wait 5 ms for the GIL behind a callback
-    init_with_stop_signals(args)
-    try:
-        node = JointDriverNode()
-    except StartupError as error:
-        print(f'[{NODE_NAME}] cannot start: {error}', file=sys.stderr, flush=True)
-        rclpy.try_shutdown()
+    nodes: list[JointDriverNode] = []
+
+    def make_node() -> JointDriverNode:
+        nodes.append(JointDriverNode())
+        return nodes[-1]
+
+    # One executor thread: rclpy's multi-threaded executor busy-waits and starves the loop thread
+    # of the GIL (measured: 230 Hz instead of 500 Hz); callbacks here never block long.
+    code = run_node(make_node, args, spin=lambda node: rclpy.spin(node, executor=SingleThreadedExecutor()))
+    if code == 0 and nodes and nodes[0]._loop_failed:
         return 1
-    failed = False
-    try:
-        # One executor thread: rclpy's multi-threaded executor busy-waits and starves the loop
-        # thread of the GIL (measured: 230 Hz instead of 500 Hz); callbacks here never block long.
-        rclpy.spin(node, executor=SingleThreadedExecutor())
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        failed = node._loop_failed
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 1 if failed else 0
+    return code
 
 
 if __name__ == '__main__':

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dynamixel_sdk as sdk
+import numpy as np
 
 from cobra_driver import control_table as ct
+from cobra_driver.protocol import crc16
 
 MAX_READ_BLOCK_S = 0.05  # a read never blocks longer, whatever the packet timeout says
-PLAIN_READS_AFTER_FAST_FAILURE = 50
+MAX_READ_ATTEMPTS = 3  # per cycle: the first read and two re-reads of the servos after a culprit
 MIN_REPLY_WAIT_MS = 0.3  # even a late cycle gives the bus this long to answer
 WIRE_BITS_PER_BYTE = 10  # start bit, 8 data bits, stop bit
 STATUS_OVERHEAD_BYTES = 11  # header 4, id, length 2, instruction, error, CRC 2
@@ -131,27 +133,54 @@ class FeedbackBlock:
         return [ct.ITEMS[name].address + byte for name in self.items for byte in range(ct.ITEMS[name].size)]
 
     def decode(self, raw: bytes | bytearray) -> dict[str, int]:
-        return {name: int.from_bytes(raw[offset:offset + size], 'little', signed=signed)
-                for name, offset, size, signed in self._layout()}
+        row = np.frombuffer(bytes(raw[:self.length]), dtype=self.dtype())[0]
+        return {name: int(row[name]) for name in self.items}
 
-    def _layout(self) -> list[tuple[str, int, int, bool]]:
-        layout = _LAYOUTS.get(self.items)
-        if layout is None:
-            offsets = self.offsets()
-            layout = [(n, offsets[n], ct.ITEMS[n].size, ct.ITEMS[n].signed) for n in self.items]
-            _LAYOUTS[self.items] = layout
-        return layout
+    def dtype(self) -> np.dtype:
+        """The block as a packed little-endian numpy record: one decode for all servos at once."""
+        return np.dtype([(name, _DTYPE_CODES[(ct.ITEMS[name].size, ct.ITEMS[name].signed)])
+                         for name in self.items])
 
-
-_LAYOUTS: dict[tuple[str, ...], list[tuple[str, int, int, bool]]] = {}
+    def fast_segment_dtype(self) -> np.dtype:
+        """One servo's part of a Fast Sync Read status: error, id, the block, the chained CRC."""
+        return np.dtype([('error', 'u1'), ('id', 'u1'), *self.dtype().descr, ('crc', '<u2')])
 
 
-@dataclass
+_DTYPE_CODES = {(1, False): 'u1', (1, True): 'i1', (2, False): '<u2', (2, True): '<i2',
+                (4, False): '<u4', (4, True): '<i4'}
+FAST_STATUS_HEADER_BYTES = 8  # FF FF FD 00, id FE, length 2, instruction 0x55
+STATUS_PARAMETER_INDEX = 9  # a plain status packet's data start after its error byte
+
+
 class ReadResult:
-    values: dict[int, dict[str, int]]  # servo id -> item -> raw value, fresh this read only
-    failed_ids: list[int]
-    attempts: int
-    fast: bool
+    """Feedback of one read: a record per asked servo, in the order asked, and who failed.
+
+    `fresh[i]` says whether servo ids[i] replied intact in this call: the records of the others
+    hold old bytes and are never to be used. `failed_ids` are the servos that broke the reply
+    (silent, corrupt): the ones to blame. `unread_ids` were not read for lack of time: no blame.
+    """
+
+    __slots__ = ('ids', 'records', 'fresh', 'failed_ids', 'unread_ids', 'attempts', 'fast')
+
+    def __init__(self, ids: tuple[int, ...], records: np.ndarray, fresh: np.ndarray) -> None:
+        self.ids = ids
+        self.records = records
+        self.fresh = fresh
+        self.failed_ids: list[int] = []
+        self.unread_ids: list[int] = []
+        self.attempts = 0
+        self.fast = False
+
+    @property
+    def fresh_count(self) -> int:
+        return int(np.count_nonzero(self.fresh))
+
+    @property
+    def values(self) -> dict[int, dict[str, int]]:
+        """servo id -> item -> raw value of the fresh replies (slow: for set-up, not the loop)."""
+        names = self.records.dtype.names or ()
+        return {sid: {name: int(self.records[i][name]) for name in names}
+                for i, sid in enumerate(self.ids) if self.fresh[i]}
 
 
 class DynamixelBus:
@@ -164,10 +193,12 @@ class DynamixelBus:
         self.port = CountingPortHandler(port, usb_latency_ms=usb_latency_ms, timeout_margin_ms=timeout_margin_ms)
         self.packet = sdk.PacketHandler(2.0)
         self.block = FeedbackBlock()
-        self._group_read: sdk.GroupSyncRead | None = None
-        self._group_ids: tuple[int, ...] = ()
+        self._segment_dtype = self.block.fast_segment_dtype()
+        self._block_dtype = self.block.dtype()
+        self._result_ids: tuple[int, ...] = ()
+        self._records = np.zeros(0, dtype=self._block_dtype)
+        self._fresh = np.zeros(0, dtype=bool)
         self.use_fast_sync_read = True
-        self.plain_read_cycles_left = 0
 
     @staticmethod
     def block_length() -> int:
@@ -260,53 +291,60 @@ class DynamixelBus:
 
     def sync_write(self, name: str, values: dict[int, int]) -> None:
         item = ct.ITEMS[name]
-        group = sdk.GroupSyncWrite(self.port, self.packet, item.address, item.size)
+        param: list[int] = []
         for servo_id, value in values.items():
-            group.addParam(servo_id, list(ct.encode(item, value)))
-        result = group.txPacket()
-        if result != sdk.COMM_SUCCESS:
-            raise BusError(f'sync write of {name} failed: {self.packet.getTxRxResult(result)}')
+            param.append(servo_id)
+            param.extend(ct.encode(item, value))
+        self.sync_write_param(item.address, item.size, param)
 
-    def _read_group(self, ids: tuple[int, ...]) -> sdk.GroupSyncRead:
-        if self._group_read is None or self._group_ids != ids:
-            group = sdk.GroupSyncRead(self.port, self.packet, ct.INDIRECT_DATA_1, self.block.length)
-            for servo_id in ids:
-                group.addParam(servo_id)
-            self._group_read, self._group_ids = group, ids
-        return self._group_read
+    def sync_write_param(self, address: int, size: int, param: list[int]) -> None:
+        """Sync Write of a ready parameter list (id, data..., id, data...): the 500 Hz goal path."""
+        if not param:
+            return
+        result = self.packet.syncWriteTxOnly(self.port, address, size, param, len(param))
+        if result != sdk.COMM_SUCCESS:
+            raise BusError(f'sync write to address {address} failed: {self.packet.getTxRxResult(result)}')
+
+    def _result_for(self, ids: tuple[int, ...]) -> ReadResult:
+        if ids != self._result_ids:  # preallocated per ID set: the loop reads the same set each cycle
+            self._result_ids = ids
+            self._records = np.zeros(len(ids), dtype=self._block_dtype)
+            self._fresh = np.zeros(len(ids), dtype=bool)
+        self._fresh[:] = False
+        return ReadResult(ids, self._records, self._fresh)
 
     def read_feedback(self, ids: tuple[int, ...], *, deadline: float | None = None) -> ReadResult:
-        """Fast Sync Read of the feedback block, retried (plain Sync Read) while time is left.
+        """Fast Sync Read of the feedback block; the servos after a culprit are re-read while time is left.
 
-        Only replies that arrived intact in this call are returned: a servo that failed is
-        listed in failed_ids and has no value, so stale data can never pass as fresh.
+        A Fast Sync Read reply is one packet in which the servos answer in turn, each segment
+        closed by the CRC chained over the packet so far. A silent or garbled servo cuts the
+        chain: the segments before it are intact (their CRCs say so) and kept, it alone is
+        blamed, and the servos after it are read again without it. Only replies that arrived
+        intact in this call count as fresh, so stale data can never pass as new.
+        The records are reused by the next call with the same IDs.
         """
-        group = self._read_group(ids)
-        values: dict[int, dict[str, int]] = {}
-        attempts = 0
-        fast = self.use_fast_sync_read and self.plain_read_cycles_left == 0
-        if self.plain_read_cycles_left:
-            self.plain_read_cycles_left -= 1
-        pending = list(ids)
+        result = self._result_for(ids)
+        if not ids:
+            return result
+        if not self.use_fast_sync_read:
+            result.attempts = 1
+            result.failed_ids = self._sync_read_each(ids, result, deadline)
+            return result
+        pending = list(range(len(ids)))
         while pending:
-            attempts += 1
-            if fast and len(pending) == len(ids):
-                if self._fast_sync_read(group, deadline) == sdk.COMM_SUCCESS:
-                    for servo_id in ids:
-                        values[servo_id] = self.block.decode(group.data_dict[servo_id])
-                    pending = []
-                    break
-                # A failed Fast Sync Read does not say who failed; plain Sync Read does, so use
-                # it for the retry and a few cycles after, until the culprit is found or recovers.
-                fast = False
-                self.plain_read_cycles_left = PLAIN_READS_AFTER_FAST_FAILURE
-            else:
-                pending = self._sync_read_each(pending, values, deadline)
-                if not pending:
-                    self.plain_read_cycles_left = 0  # everyone answered: no culprit to find
-            if not pending or (deadline is not None and time.perf_counter() >= deadline) or attempts >= 3:
+            result.attempts += 1
+            asked = ids if len(pending) == len(ids) else tuple(ids[i] for i in pending)
+            intact = self._fast_sync_read(asked, pending, result, deadline)
+            if intact == len(pending):
+                pending = []
                 break
-        return ReadResult(values, pending, attempts, fast and attempts == 1 and not pending)
+            result.failed_ids.append(ids[pending[intact]])
+            pending = pending[intact + 1:]
+            if result.attempts >= MAX_READ_ATTEMPTS or (deadline is not None and time.perf_counter() >= deadline):
+                break
+        result.unread_ids = [ids[i] for i in pending]
+        result.fast = result.attempts == 1 and not result.failed_ids
+        return result
 
     def _limit_wait(self, deadline: float | None) -> None:
         """Never wait for a reply past the cycle's deadline (the SDK's own timeout is set on tx)."""
@@ -316,34 +354,70 @@ class DynamixelBus:
         if budget_ms < self.port.packet_timeout:
             self.port.setPacketTimeoutMillis(budget_ms)
 
-    def _fast_sync_read(self, group: sdk.GroupSyncRead, deadline: float | None) -> int:
-        try:
-            result = group.fastSyncReadTxPacket()
-            if result != sdk.COMM_SUCCESS:
-                return result
-            self._limit_wait(deadline)
-            return group.fastSyncReadRxPacket()
-        except IndexError:
-            # SDK 4.1.0 indexes past the data when a late reply to an earlier request is taken for
-            # the Fast Sync Read status: treat it as the corrupt read it is.
-            return sdk.COMM_RX_CORRUPT
-
-    def _sync_read_each(self, ids: list[int], values: dict[int, dict[str, int]],
-                        deadline: float | None = None) -> list[int]:
+    def _fast_sync_read(self, asked: tuple[int, ...], slots: list[int], result: ReadResult,
+                        deadline: float | None) -> int:
+        """One Fast Sync Read of `asked` (result rows `slots`); the number of intact segments, in order."""
         length = self.block.length
-        result = self.packet.syncReadTx(self.port, ct.INDIRECT_DATA_1, length, ids, len(ids), False)
-        if result != sdk.COMM_SUCCESS:
+        sent = self.packet.syncReadTx(self.port, ct.INDIRECT_DATA_1, length, list(asked), len(asked), True)
+        if sent != sdk.COMM_SUCCESS:
             self.port.is_using = False
-            raise BusError(f'sync read request failed: {self.packet.getTxRxResult(result)}')
+            raise BusError(f'fast sync read request failed: {self.packet.getTxRxResult(sent)}')
         self._limit_wait(deadline)
-        failed = []
-        for servo_id in ids:
-            data, result, _ = self.packet.readRx(self.port, servo_id, length)
-            if result == sdk.COMM_SUCCESS and len(data) == length:
-                values[servo_id] = self.block.decode(bytes(data))
-            else:
-                failed.append(servo_id)
-        return failed
+        try:
+            packet, received = self.packet.rxPacket(self.port, True)
+        except IndexError:
+            # SDK 4.1.0 can index past the data when a late reply to an earlier request is taken
+            # for this status: nothing of it can be trusted.
+            self.port.is_using = False
+            return 0
+        count = len(asked)
+        if received == sdk.COMM_SUCCESS and len(packet) == FAST_STATUS_HEADER_BYTES + count * (length + 4):
+            segments = np.frombuffer(bytes(packet), dtype=self._segment_dtype, count=count,
+                                     offset=FAST_STATUS_HEADER_BYTES)
+            if count == len(result.ids):  # the whole set in order: one copy (the packet CRC was checked)
+                if not np.array_equal(segments['id'], result.ids):
+                    return 0
+                _copy_fields(result.records, segments)
+                result.fresh[:] = True
+                return count
+            intact = count if np.array_equal(segments['id'], asked) else _matching_prefix(segments['id'], asked)
+        else:
+            intact = _intact_prefix(packet, asked, length)
+            if intact:
+                segments = np.frombuffer(bytes(packet[FAST_STATUS_HEADER_BYTES:
+                                                      FAST_STATUS_HEADER_BYTES + intact * (length + 4)]),
+                                         dtype=self._segment_dtype)
+        for k in range(intact):
+            slot = slots[k]
+            result.records[slot] = tuple(segments[k][name] for name in self.block.items)
+            result.fresh[slot] = True
+        return intact
+
+    def _sync_read_each(self, ids: tuple[int, ...], result: ReadResult, deadline: float | None) -> list[int]:
+        """Plain Sync Read (firmware without Fast Sync Read): replies are taken by their ID, in any order,
+        so one silent servo costs only its own reply (the SDK's readRx would discard the others' while
+        waiting for it). Returns the servos that did not reply intact."""
+        length = self.block.length
+        sent = self.packet.syncReadTx(self.port, ct.INDIRECT_DATA_1, length, list(ids), len(ids), False)
+        if sent != sdk.COMM_SUCCESS:
+            self.port.is_using = False
+            raise BusError(f'sync read request failed: {self.packet.getTxRxResult(sent)}')
+        self._limit_wait(deadline)
+        slot_of = {servo_id: slot for slot, servo_id in enumerate(ids)}
+        missing = set(ids)
+        while missing:
+            packet, received = self.packet.rxPacket(self.port, False)
+            if received != sdk.COMM_SUCCESS:
+                break
+            slot = slot_of.get(packet[4])
+            if slot is None or len(packet) < STATUS_PARAMETER_INDEX + length + 2:
+                continue
+            data = bytes(packet[STATUS_PARAMETER_INDEX:STATUS_PARAMETER_INDEX + length])
+            result.records[slot] = np.frombuffer(data, dtype=self._block_dtype)[0]
+            result.fresh[slot] = True
+            missing.discard(ids[slot])
+        self.port.is_using = False
+        return [servo_id for servo_id in ids if servo_id in missing]
 
     def sync_read_items(self, ids: list[int], first: str, last: str) -> dict[int, dict[str, int]]:
         """Plain Sync Read of a contiguous item range (low-rate status poll)."""
@@ -363,3 +437,38 @@ class DynamixelBus:
                 out[servo_id] = {n: ct.decode(ct.ITEMS[n], bytes(data[ct.ITEMS[n].address - start:]))
                                  for n in names}
         return out
+
+
+def _copy_fields(records: np.ndarray, segments: np.ndarray) -> None:
+    for name in records.dtype.names or ():
+        records[name] = segments[name]
+
+
+def _matching_prefix(received_ids: np.ndarray, asked: tuple[int, ...]) -> int:
+    count = 0
+    for got, expected in zip(received_ids.tolist(), asked):
+        if got != expected:
+            break
+        count += 1
+    return count
+
+
+def _intact_prefix(packet: list[int], asked: tuple[int, ...], length: int) -> int:
+    """Segments of a cut-short or garbled Fast Sync Read status whose chained CRC holds, in order."""
+    data = bytes(packet)
+    if len(data) < FAST_STATUS_HEADER_BYTES or data[:5] != b'\xff\xff\xfd\x00\xfe' or data[7] != 0x55:
+        return 0
+    crc = crc16(data[:FAST_STATUS_HEADER_BYTES])
+    offset = FAST_STATUS_HEADER_BYTES
+    intact = 0
+    for servo_id in asked:
+        end = offset + 2 + length
+        if end + 2 > len(data) or data[offset + 1] != servo_id:
+            break
+        crc = crc16(data[offset:end], crc)
+        if int.from_bytes(data[end:end + 2], 'little') != crc:
+            break
+        crc = crc16(data[end:end + 2], crc)
+        offset = end + 2
+        intact += 1
+    return intact

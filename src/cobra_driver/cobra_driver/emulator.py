@@ -585,13 +585,13 @@ class ServoBusEmulator:
         """One status packet for all: per servo error, id, data, CRC chained over the packet so far.
 
         The servos answer in turn; a silent servo cuts the packet short (the SDK then reports
-        a timeout/corrupt packet), a corrupt one spoils the packet CRC.
+        a timeout/corrupt packet); a corrupt one is garbled on the wire, which spoils its segment
+        CRC and, the chain being over the bytes sent, every CRC after it as the master sees them.
         """
         total_length = 1 + len(ids) * (length + 4)
         packet = bytearray(HEADER + bytes([BROADCAST_ID, total_length & 0xFF, total_length >> 8,
                                            STATUS_INSTRUCTION]))
         delay_s = 0.0
-        corrupt = False
         crc = crc16(packet)
         for servo_id in ids:
             servo = self._answering(servo_id)
@@ -602,17 +602,16 @@ class ServoBusEmulator:
             if servo.faults.drop_responses:
                 servo.faults.drop_responses -= 1
                 break
-            if servo.faults.corrupt_responses:
-                servo.faults.corrupt_responses -= 1
-                corrupt = True
             error, data = servo.read(address, length)
             segment = bytes([error | servo.error_byte_flags, servo_id]) + data
             packet += segment
             crc = crc16(segment, crc)
-            packet += bytes([crc & 0xFF, crc >> 8])
-            crc = crc16(packet[-2:], crc)
-        if corrupt and len(packet) > 8:
-            packet[-1] ^= 0xFF
+            crc_bytes = bytes([crc & 0xFF, crc >> 8])
+            crc = crc16(crc_bytes, crc)  # the next servo chains on what it sent
+            if servo.faults.corrupt_responses:
+                servo.faults.corrupt_responses -= 1
+                crc_bytes = bytes([crc_bytes[0] ^ 0xFF, crc_bytes[1]])  # garbled on the wire
+            packet += crc_bytes
         if len(packet) > 8:
             self._send(bytes(packet), delay_s)
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from cobra_driver.driver_config import build_config
-from cobra_driver.driver_core import DriverConfig, JointDriver
+from cobra_driver.driver_config import DriverConfig, build_config
+from cobra_driver.driver_core import JointDriver
 from cobra_driver.emulator import ServoBusEmulator, cobra_bus
 
 
@@ -59,7 +59,8 @@ def make_driver() -> Iterator[Callable[..., JointDriver]]:
 
     def make(port: str, **overrides: object) -> JointDriver:
         logs: list[tuple[str, str]] = []
-        driver = JointDriver(driver_config(port, **overrides), lambda level, message: logs.append((level, message)))
+        driver = JointDriver(driver_config(port, **overrides),
+                             lambda level, message, throttle_s=0.0: logs.append((level, message)))
         driver.logs = logs  # type: ignore[attr-defined]
         created.append(driver)
         return driver

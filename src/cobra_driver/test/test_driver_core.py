@@ -7,7 +7,7 @@ import time
 import pytest
 
 from cobra_driver import control_table as ct
-from cobra_driver.driver_core import StartupError
+from cobra_common.ros_entry import StartupError
 
 
 def test_startup_configures_every_servo(bus, make_driver, wait_for) -> None:
@@ -92,7 +92,7 @@ def test_command_moves_servo_and_joint_states_report_it(bus, running_driver, wai
 
 
 def test_nan_unknown_and_stale_commands_hold(bus, running_driver) -> None:
-    driver, _ = running_driver(bus.port)
+    driver, _ = running_driver(bus.port, move_to_start_speed_rad_s=4.8)  # reaches the command well within 0.5 s
     now = time.monotonic()
     assert driver.call(lambda: driver.commands.submit(['joint_2'], [float('nan')], [], now)).cause == 'non_finite'
     assert driver.call(lambda: driver.commands.submit(['joint_99'], [0.3], [], now)).cause == 'unknown_joint'

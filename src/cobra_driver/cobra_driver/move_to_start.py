@@ -1,0 +1,68 @@
+"""Move-to-start: joints reach the first commanded pose at a bounded speed (no ROS).
+
+After start-up, torque on or a reconnect the driver holds the pose it reads; the gait's first
+command may be far from it (a curled robot, a straight-line gait). Sent as is, with no
+Profile Velocity, every servo would close that gap at full speed. Here each joint that has
+not yet joined the command stream is rate-limited from where it stood towards the target;
+it joins (and from then on follows the target unlimited) once it has caught up with a live
+command. A servo that rejoins after a fault restarts this phase for itself alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_STEP_S = 0.02
+"""Longest time step credited at once: after a stalled cycle the joint does not jump ahead."""
+
+
+class MoveToStart:
+    def __init__(self, joint_count: int, speed_rad_s: float) -> None:
+        self.speed_rad_s = speed_rad_s
+        self._output = np.zeros(joint_count)
+        self._limited = np.zeros(joint_count, dtype=bool)
+        self._last_s: float | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while any joint is still moving to the command stream at the bounded speed."""
+        return bool(self._limited.any())
+
+    @property
+    def limited(self) -> np.ndarray:
+        return self._limited.copy()
+
+    def start(self, positions_rad: np.ndarray) -> None:
+        """Every joint stands at `positions_rad` and moves to the next commands at the bounded speed."""
+        self._output = np.array(positions_rad, dtype=float)
+        self._limited[:] = True
+        self._last_s = None
+
+    def restart(self) -> None:
+        """Every joint moves on from the position last sent at the bounded speed (commands resume)."""
+        self._limited[:] = True
+
+    def start_joint(self, index: int, position_rad: float) -> None:
+        """One joint (a servo rejoining the loop) stands here and moves to the target at the bounded speed."""
+        self._output[index] = position_rad
+        self._limited[index] = True
+
+    def limit(self, target_rad: np.ndarray, now_s: float, commanded: bool) -> np.ndarray:
+        """The position to send this cycle. `commanded`: the target follows live commands (not a hold)."""
+        if self._last_s is None:
+            dt = 0.0
+        else:
+            dt = min(MAX_STEP_S, max(0.0, now_s - self._last_s))
+        self._last_s = now_s
+        if not self._limited.any():
+            self._output = target_rad
+            return target_rad
+        step = self.speed_rad_s * dt
+        limited = self._limited
+        output = self._output
+        error = target_rad - output
+        output = np.where(limited, output + np.clip(error, -step, step), target_rad)
+        if commanded:  # caught up with a live command: this joint follows it from now on
+            self._limited = limited & (np.abs(error) > step)
+        self._output = output
+        return output
