@@ -7,15 +7,21 @@ Measures (median of repeated runs, wall time per message on this machine):
             gyro frame -> imu/data, accel frame, 640x480 color + depth frame -> image + camera_info,
             PoseStamped -> odom
 and the resulting share of one core at 400 Hz gyro + 250 Hz accel + 30 Hz poses + 2 x 30 Hz images.
+  stop:     wall time from SIGINT/SIGTERM to process exit of the node started as a process, per mode
+            (SLAM topic; use_sim_time with /clock silent; recording streaming + trajectory replay;
+            camera missing and retrying), next to a bare rclpy node on the same ros_entry plumbing
+            measured in the same run (the ratio is node / bare).
 
-  python scripts/bench/odometry_bench.py [--seconds 1.0]
+  python scripts/bench/odometry_bench.py [--seconds 1.0] [--stop-repeats 3 | --stop-repeats 0]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-for package in ('cobra_odometry', 'cobra_description'):
+for package in ('cobra_odometry', 'cobra_description', 'cobra_common'):
     sys.path.insert(0, str(REPO / 'src' / package))
 # DDS discovery stays on loopback in an own domain (project rule for benchmarks)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -169,9 +175,93 @@ def node_figures(seconds: float) -> dict[str, float]:
         rclpy.try_shutdown()
 
 
+BARE_NODE = """
+import rclpy.node
+from cobra_common.ros_entry import run_node
+class Bare(rclpy.node.Node):
+    def __init__(self):
+        super().__init__('bare')
+        self.get_logger().info('bare node spinning')
+raise SystemExit(run_node(Bare))
+"""
+
+
+def _stop_seconds(command: list[str], ready: str, stop_signal: int, settle_s: float, env: dict[str, str]) -> float:
+    """Start a node, wait for `ready` in its output (+ settle_s), signal it, time until it exits."""
+    with tempfile.TemporaryFile('w+') as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60.0
+            while True:
+                log.seek(0)
+                if ready in log.read():
+                    break
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(f'{command} did not get ready:\n{log.read()[-2000:]}')
+                time.sleep(0.05)
+            time.sleep(settle_s)
+            start = time.monotonic()
+            os.killpg(process.pid, stop_signal)
+            code = process.wait(timeout=30.0)
+            elapsed_s = time.monotonic() - start
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if code != 0:
+            log.seek(0)
+            raise RuntimeError(f'{command} exited {code}:\n{log.read()[-2000:]}')
+        return elapsed_s
+
+
+def stop_figures(repeats: int) -> dict[str, tuple[float, float]]:
+    """Median and max signal-to-exit time [s] per mode."""
+    from cobra_description.robot_model import load_robot_model
+    from cobra_odometry.realsense_recording import SyntheticRecording, write_synthetic_recording
+    from cobra_odometry.trajectory_formats import write_trajectory
+
+    work = Path(tempfile.mkdtemp(prefix='odometry_bench_stop_'))
+    recording = work / 'synthetic_d435i.db3'
+    write_synthetic_recording(recording, SyntheticRecording(duration_s=20.0))
+    samples, _ = slam_samples(SlamScenario(duration_s=20.0), optical_frame_of(
+        load_robot_model().transform('base_link', 'camera_link')))
+    trajectory = work / 'CameraTrajectory.txt'
+    write_trajectory(trajectory, samples, 'tum')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(
+        [str(REPO / 'src' / name) for name in ('cobra_odometry', 'cobra_description', 'cobra_common')]
+        + [os.environ.get('PYTHONPATH', '')])}
+    node = [sys.executable, '-m', 'cobra_odometry.odometry_node', '--ros-args']
+    size = ['-p', 'color_width:=64', '-p', 'color_height:=48', '-p', 'depth_width:=64', '-p', 'depth_height:=48']
+    modes = {
+        'bare rclpy node (ros_entry.run_node), SIGINT': (
+            [sys.executable, '-c', BARE_NODE], 'bare node spinning', signal.SIGINT),
+        'SLAM topic, camera off, SIGINT': (
+            node + ['-p', 'camera_enabled:=false'], 'odom from topic', signal.SIGINT),
+        'use_sim_time, /clock silent, SIGTERM': (
+            node + ['-p', 'camera_enabled:=false', '-p', 'use_sim_time:=true'], 'odom from topic', signal.SIGTERM),
+        'recording streaming + trajectory replay, SIGINT': (
+            node + ['-p', f'device:={recording}', *size, '-p', 'pose_source:=file',
+                    '-p', f'trajectory_file:={trajectory}', '-p', 'trajectory_mode:=replay',
+                    '-p', 'replay_wait_for_subscriber:=false'], 'RealSense streaming', signal.SIGINT),
+        'camera missing, retrying every 0.1 s, SIGTERM': (
+            node + ['-p', f'device:={work / "absent.db3"}', '-p', 'wait_for_device:=true',
+                    '-p', 'retry_initial_s:=0.1', '-p', 'retry_max_s:=0.1', '-p', 'pose_source:=none'],
+            'retrying in', signal.SIGTERM),
+    }
+    figures = {}
+    for name, (command, ready, stop_signal) in modes.items():
+        times = [_stop_seconds(command, ready, stop_signal, 1.0, env) for _ in range(repeats)]
+        figures[name] = (statistics.median(times), max(times))
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description='odometry hot-path cost per message')
     parser.add_argument('--seconds', type=float, default=1.0, help='measuring time per figure [s]')
+    parser.add_argument('--stop-repeats', type=int, default=3,
+                        help='signal-to-exit runs per mode (0 = skip the stop figures)')
     args = parser.parse_args()
     print('library hot paths (µs per message):')
     for name, value in library_figures(args.seconds).items():
@@ -185,6 +275,12 @@ def main() -> int:
                      + RATES_HZ['depth'] * values[2] + RATES_HZ['pose'] * values[3])
     print(f'one-core share at 400 Hz gyro (+250 Hz accel), 30 Hz color, 30 Hz depth, 30 Hz poses: '
           f'{load_us_per_s / 1e4:.1f} %')
+    if args.stop_repeats > 0:
+        figures = stop_figures(args.stop_repeats)
+        bare_s = next(iter(figures.values()))[0]
+        print(f'signal -> process exit (s, median / max of {args.stop_repeats}; ratio = median / bare median):')
+        for name, (median_s, max_s) in figures.items():
+            print(f'  {name:55s} {median_s:6.3f} / {max_s:6.3f}   {median_s / bare_s:5.2f}x')
     return 0
 
 
