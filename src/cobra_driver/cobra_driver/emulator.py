@@ -407,6 +407,14 @@ class ServoBusEmulator:
         with self._lock:
             self.servos[servo_id].faults.stalled = stalled
 
+    def power_cycle(self, servo_id: int, position_tick: float | None = None) -> None:
+        """The servo loses power (RAM back to defaults: torque off, limp), optionally moved by hand."""
+        with self._lock:
+            servo = self.servos[servo_id]
+            if position_tick is not None:
+                servo.position_tick = float(position_tick)
+            servo.reset_ram()
+
     def snapshot(self, servo_id: int, name: str) -> int:
         """Current value of one control-table item (after advancing the motion model)."""
         with self._lock:

@@ -182,3 +182,37 @@ def test_parameter_updates_are_validated_then_sigterm_turns_torque_off(bus, ros_
         output = stop_node(process, signal.SIGTERM)
     assert process.returncode == 0, output
     assert eventually(lambda: all(bus.snapshot(i, 'torque_enable') == 0 for i in range(1, 13))), output
+
+
+def test_baud_rate_too_slow_exits_2_before_touching_the_port(ros_env) -> None:  # type: ignore[no-untyped-def]
+    process = start_node(ros_env, '/dev/ttyCOBRA_not_plugged_in', '-p', 'baud_rate:=57600', '-p', 'rate_hz:=500.0')
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        output = stop_node(process)
+    assert process.returncode == 2, output
+    assert 'baud_rate 57600 is too slow for rate_hz 500' in output and 'Fix:' in output
+    assert 'serial port' not in output  # judged from the parameters alone, before any device
+
+
+def test_declare_parameters_on_a_bare_node_refuses_bad_combinations(ros_env) -> None:  # type: ignore[no-untyped-def]
+    from cobra_common.ros_entry import StartupError
+    from cobra_driver.driver_node import declare_parameters
+    rclpy.init()
+    try:
+        good = Node('joint_driver')
+        values = declare_parameters(good)
+        assert values['move_to_start_speed_rad_s'] == 0.5 and values['baud_rate'] == 4_000_000
+        descriptor = good.describe_parameter('move_to_start_speed_rad_s')
+        assert descriptor.floating_point_range[0].to_value == 4.8 and not descriptor.read_only
+        assert good.describe_parameter('rate_hz').read_only
+        good.destroy_node()
+        for overrides, expected in (([Parameter('baud_rate', value=57600)], 'too slow'),
+                                    ([Parameter('joint_ids', value=[1, 2])], 'one entry per joint'),
+                                    ([Parameter('command_mode', value='spline')], 'command_mode must be one of')):
+            bad = Node('joint_driver', parameter_overrides=overrides)
+            with pytest.raises(StartupError, match=expected):
+                declare_parameters(bad)
+            bad.destroy_node()
+    finally:
+        rclpy.try_shutdown()
