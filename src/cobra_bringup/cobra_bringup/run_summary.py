@@ -1,7 +1,22 @@
-"""What a run did, read back from its bag: distance, lateral speed, stride per gait cycle, RTF."""
+"""What a run did, read back from its bag: distance, lateral speed, stride per gait cycle, RTF,
+and the problems that make its numbers meaningless (data loss, a head that never moved).
+
+Per gait cycle: the lateral displacement after the gait's start ramp divided by the cycles
+after it, f x (duration - ramp_duration_s): the ramp's reduced amplitude is not a gait cycle.
+
+Loss: each rate topic must hold at least rate x span messages, the span being the sim-time
+(header stamp) span of all rate topics together, less LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION
+for the messages at the two ends; fewer is a LOSS problem naming the topic.
+
+Problems (`RunSummary.problems`, also printed as LOSS / PROBLEM lines) are what a caller such as
+the runner turns into a failing exit code.
+"""
 
 from __future__ import annotations
 
+import math
+import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +26,35 @@ from rosbags.typesys import Stores, get_typestore
 
 TRUTH_TOPIC = 'ground_truth/odom'
 ODOM_TOPIC = 'odom'
+DEFAULT_RAMP_DURATION_S = 2.0  # the gait's ramp_duration_s default
+# What the simulation promises (sim.yaml: control 2 ms, imu 4 ms, odom 10 ms; gait rate_hz 100).
+SIM_TOPIC_RATES_HZ: dict[str, float] = {
+    'joint_states': 500.0, 'joint_commands': 100.0, 'imu/data': 250.0, ODOM_TOPIC: 100.0,
+    TRUTH_TOPIC: 100.0,
+}
+# What hardware promises (driver 500 Hz, gait 100 Hz, RealSense IMU >= 200 Hz, VIO odom >= 30 Hz).
+HARDWARE_TOPIC_RATES_HZ: dict[str, float] = {
+    'joint_states': 500.0, 'joint_commands': 100.0, 'imu/data': 200.0, ODOM_TOPIC: 30.0,
+}
+LOSS_SLACK_MESSAGES = 2  # a message at either end of the span may fall outside the recording
+LOSS_SLACK_FRACTION = 0.001
+MIN_HEAD_EXCURSION_M = 1e-3  # a head that never got this far from its start did not move
+
+
+class RunSummaryError(ValueError):
+    """The bag cannot be summarised at all (no head track)."""
+
+
+@dataclass(frozen=True)
+class TopicCount:
+    topic: str
+    rate_hz: float
+    recorded: int
+    expected: int
+
+    @property
+    def lost(self) -> bool:
+        return self.recorded < self.expected - (LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION * self.expected)
 
 
 @dataclass(frozen=True)
@@ -21,8 +65,13 @@ class RunSummary:
     distance_m: float            # net head displacement in the ground plane
     lateral_displacement_m: float  # along the odom y axis (perpendicular to the initial body axis)
     mean_lateral_speed_m_s: float
-    displacement_per_cycle_m: float | None
+    displacement_per_cycle_m: float | None  # after the start ramp
     real_time_factor: float | None
+    ramp_duration_s: float = DEFAULT_RAMP_DURATION_S
+    steady_cycles: float = 0.0  # gait cycles after the start ramp
+    stamp_span_s: float = 0.0  # sim-time span of the rate topics' header stamps
+    topic_counts: tuple[TopicCount, ...] = ()
+    problems: tuple[str, ...] = ()  # empty when the run looks right
 
 
 def _ends_with(topic: str, name: str) -> bool:
@@ -32,44 +81,110 @@ def _ends_with(topic: str, name: str) -> bool:
     return parts[-len(wanted):] == wanted and (name != ODOM_TOPIC or parts[-2:-1] != ['ground_truth'])
 
 
-def read_run(bag_path: Path) -> tuple[str, np.ndarray, np.ndarray, list[float]]:
-    """One pass over the bag: (head topic, times [s], xy [m]) of ground_truth/odom (else odom),
-    and every real_time_factor the simulation reported in diagnostics."""
+def _header_stamp_s(raw: bytes | memoryview) -> float:
+    """builtin_interfaces/Time at the start of a CDR message that begins with a std_msgs/Header."""
+    little_endian = raw[1] & 1
+    sec, nanosec = struct.unpack_from('<iI' if little_endian else '>iI', raw, 4)
+    return sec + nanosec * 1e-9
+
+
+@dataclass(frozen=True)
+class BagContents:
+    head_topic: str
+    times_s: np.ndarray  # head track header stamps
+    xy_m: np.ndarray
+    real_time_factors: list[float]
+    stamps_s: dict[str, np.ndarray]  # header stamps per rate topic name (key of the rates table)
+
+
+def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATES_HZ)) -> BagContents:
+    """One pass over the bag: the head track of ground_truth/odom (else odom), every
+    real_time_factor the simulation reported in diagnostics, and the header stamps of the
+    rate topics (read straight from the CDR header, without deserialising)."""
     with AnyReader([bag_path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
         truth, odom = ([c for c in reader.connections if _ends_with(c.topic, wanted)]
                        for wanted in (TRUTH_TOPIC, ODOM_TOPIC))
         head_connections = truth or odom
         diagnostics = [c for c in reader.connections if _ends_with(c.topic, 'diagnostics')]
+        rate_names = {c.id: name for c in reader.connections for name in rate_topics
+                      if _ends_with(c.topic, name)}
+        wanted = head_connections + diagnostics + [c for c in reader.connections if c.id in rate_names]
         times, points, real_time_factors = [], [], []
-        for connection, _, raw in reader.messages(connections=head_connections + diagnostics):
-            message = reader.deserialize(raw, connection.msgtype)
+        stamps: dict[str, list[float]] = {name: [] for name in rate_topics}
+        for connection, _, raw in reader.messages(connections=list({c.id: c for c in wanted}.values())):
+            if connection.id in rate_names:
+                stamps[rate_names[connection.id]].append(_header_stamp_s(raw))
             if connection in diagnostics:
+                message = reader.deserialize(raw, connection.msgtype)
                 real_time_factors += [float(v.value) for status in message.status
                                       for v in status.values if v.key == 'real_time_factor']
-                continue
-            times.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
-            points.append((message.pose.pose.position.x, message.pose.pose.position.y))
+            elif connection in head_connections:
+                message = reader.deserialize(raw, connection.msgtype)
+                times.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
+                points.append((message.pose.pose.position.x, message.pose.pose.position.y))
     if not times:
-        raise ValueError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
-    return head_connections[0].topic, np.array(times), np.array(points), real_time_factors
+        raise RunSummaryError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
+    return BagContents(head_connections[0].topic, np.array(times), np.array(points), real_time_factors,
+                       {name: np.array(values) for name, values in stamps.items()})
 
 
-def summarize(bag_path: Path, gait_frequency_hz: float | None) -> RunSummary:
-    topic, times, xy, real_time_factors = read_run(bag_path)
+def count_topics(stamps_s: Mapping[str, np.ndarray],
+                 rates_hz: Mapping[str, float]) -> tuple[float, tuple[TopicCount, ...]]:
+    """(span [s], expected vs recorded per topic) over the common header-stamp span."""
+    present = [values for values in stamps_s.values() if len(values)]
+    span_s = (max(float(v.max()) for v in present) - min(float(v.min()) for v in present)) if present else 0.0
+    counts = tuple(TopicCount(name, rate, len(stamps_s.get(name, ())), int(math.floor(rate * span_s + 1e-9)))
+                   for name, rate in rates_hz.items())
+    return span_s, counts
+
+
+def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount, ...]) -> list[str]:
+    """Why the run's numbers cannot be trusted: LOSS per topic, a head that never moved."""
+    problems = []
+    for count in counts:
+        if count.lost:
+            share = 100.0 * (1.0 - count.recorded / count.expected) if count.expected else 100.0
+            problems.append(f'LOSS {count.topic}: {count.recorded} recorded, {count.expected} expected '
+                            f'({count.rate_hz:g} Hz over {span_s:.2f} s of sim time): {share:.1f} % lost')
+    all_stamps = [contents.times_s, *(v for v in contents.stamps_s.values() if len(v))]
+    if all(np.all(values == 0.0) for values in all_stamps):
+        problems.append('PROBLEM every message is stamped 0: sim time never advanced, so the gait never '
+                        'ticked (do all nodes receive the sim\'s /clock? check namespace and use_sim_time)')
+    excursion_m = float(np.max(np.linalg.norm(contents.xy_m - contents.xy_m[0], axis=1)))
+    if excursion_m < MIN_HEAD_EXCURSION_M:
+        problems.append(f'PROBLEM the head did not move: it stayed within {excursion_m * 1000:.2f} mm of '
+                        f'its start over {len(contents.times_s)} {contents.head_topic} messages (did the '
+                        'gait run? is joint_commands reaching the sim or driver?)')
+    return problems
+
+
+def summarize(bag_path: Path, gait_frequency_hz: float | None,
+              ramp_duration_s: float = DEFAULT_RAMP_DURATION_S,
+              rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ) -> RunSummary:
+    """Summary and problems of a recorded run (RunSummaryError when it has no head track)."""
+    contents = read_bag(bag_path, tuple(rates_hz))
+    times, xy = contents.times_s, contents.xy_m
     duration = float(times[-1] - times[0])
     lateral = float(xy[-1, 1] - xy[0, 1])
-    cycles = gait_frequency_hz * duration if gait_frequency_hz else 0.0
-    return RunSummary(bag_path, topic, duration, float(np.linalg.norm(xy[-1] - xy[0])), lateral,
+    steady_s = max(0.0, duration - ramp_duration_s)
+    cycles = gait_frequency_hz * steady_s if gait_frequency_hz else 0.0
+    steady_lateral = float(xy[-1, 1] - np.interp(times[0] + ramp_duration_s, times, xy[:, 1]))
+    span_s, counts = count_topics(contents.stamps_s, rates_hz)
+    rtf = contents.real_time_factors
+    return RunSummary(bag_path, contents.head_topic, duration, float(np.linalg.norm(xy[-1] - xy[0])), lateral,
                       lateral / duration if duration > 0 else 0.0,
-                      lateral / cycles if cycles > 0 else None,
-                      float(np.mean(real_time_factors)) if real_time_factors else None)
+                      steady_lateral / cycles if cycles > 0 else None,
+                      float(np.mean(rtf)) if rtf else None,
+                      ramp_duration_s, cycles, span_s, counts,
+                      tuple(find_problems(contents, span_s, counts)))
 
 
 def format_summary(summary: RunSummary) -> str:
-    per_cycle = (f'{summary.displacement_per_cycle_m:+.3f} m' if summary.displacement_per_cycle_m
+    per_cycle = (f'{summary.displacement_per_cycle_m:+.3f} m ({summary.steady_cycles:.2f} cycles after '
+                 f'the {summary.ramp_duration_s:g} s ramp)' if summary.displacement_per_cycle_m
                  is not None else 'n/a')
     rtf = f'{summary.real_time_factor:.2f}' if summary.real_time_factor is not None else 'n/a'
-    return '\n'.join([
+    lines = [
         'run summary',
         f'  head track            {summary.source_topic}, {summary.duration_s:.2f} s',
         f'  distance (net)        {summary.distance_m:.3f} m',
@@ -77,5 +192,9 @@ def format_summary(summary: RunSummary) -> str:
         f'  mean lateral speed    {summary.mean_lateral_speed_m_s * 100:+.2f} cm/s',
         f'  per gait cycle        {per_cycle}',
         f'  real-time factor      {rtf}',
-        f'  bag                   {summary.bag_path}',
-    ])
+    ]
+    for count in summary.topic_counts:
+        lines.append(f'  {count.topic:<22}{count.recorded} messages ({count.expected} expected)')
+    lines.append(f'  bag                   {summary.bag_path}')
+    lines += summary.problems
+    return '\n'.join(lines)

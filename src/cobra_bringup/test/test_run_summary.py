@@ -1,0 +1,144 @@
+"""Run summary from small rosbag2 bags written with rosbags: stride per cycle, loss, no motion."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_typestore
+
+from cobra_bringup.run_summary import SIM_TOPIC_RATES_HZ, format_summary, summarize
+
+TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+T = TYPESTORE.types
+DURATION_S = 6.0
+
+
+def _header(t_s: float, frame: str) -> object:
+    sec, nanosec = divmod(int(round(t_s * 1e9)), 1_000_000_000)
+    return T['std_msgs/msg/Header'](T['builtin_interfaces/msg/Time'](sec, nanosec), frame)
+
+
+def _odometry(t_s: float, x: float, y: float) -> object:
+    pose = T['geometry_msgs/msg/PoseWithCovariance'](
+        T['geometry_msgs/msg/Pose'](T['geometry_msgs/msg/Point'](x, y, 0.05),
+                                    T['geometry_msgs/msg/Quaternion'](0.0, 0.0, 0.0, 1.0)), np.zeros(36))
+    zero = T['geometry_msgs/msg/Vector3'](0.0, 0.0, 0.0)
+    twist = T['geometry_msgs/msg/TwistWithCovariance'](T['geometry_msgs/msg/Twist'](zero, zero), np.zeros(36))
+    return T['nav_msgs/msg/Odometry'](_header(t_s, 'odom'), 'base_link', pose, twist)
+
+
+def _joint_state(t_s: float) -> object:
+    return T['sensor_msgs/msg/JointState'](_header(t_s, ''), ['joint_1'], np.zeros(1), np.zeros(0), np.zeros(0))
+
+
+def _imu(t_s: float) -> object:
+    q = T['geometry_msgs/msg/Quaternion'](0.0, 0.0, 0.0, 1.0)
+    v = T['geometry_msgs/msg/Vector3'](0.0, 0.0, 9.81)
+    return T['sensor_msgs/msg/Imu'](_header(t_s, 'camera_imu_optical_frame'), q, np.zeros(9), v, np.zeros(9),
+                                    v, np.zeros(9))
+
+
+MAKERS = {'joint_states': ('sensor_msgs/msg/JointState', _joint_state),
+          'joint_commands': ('sensor_msgs/msg/JointState', _joint_state),
+          'imu/data': ('sensor_msgs/msg/Imu', _imu)}
+
+
+def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
+              rates_hz: dict[str, float] | None = None, namespace: str = '',
+              stamp: Callable[[float], float] = lambda t: t, head_x_m_s: float = 0.01) -> Path:
+    """A sim-like bag: each topic at its rate over DURATION_S, the head at (head_x_m_s t, head_y(t)),
+    stamped stamp(t) while logged at t."""
+    rates_hz = {**SIM_TOPIC_RATES_HZ, **(rates_hz or {})}
+    messages = []
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        for topic, rate in rates_hz.items():
+            if rate <= 0:
+                continue
+            if topic in MAKERS:
+                msgtype, make = MAKERS[topic]
+            else:
+                msgtype, make = 'nav_msgs/msg/Odometry', lambda t: _odometry(stamp(t), head_x_m_s * t, head_y(t))
+            connection = writer.add_connection(f'{namespace}/{topic}', msgtype, typestore=TYPESTORE)
+            for index in range(1, int(round(DURATION_S * rate)) + 1):
+                t = index / rate
+                message = make(t) if topic not in MAKERS else make(stamp(t))
+                messages.append((int(round(t * 1e9)), connection,
+                                 bytes(TYPESTORE.serialize_cdr(message, msgtype))))
+        for timestamp, connection, data in sorted(messages, key=lambda m: m[0]):
+            writer.write(connection, timestamp, data)
+    return path
+
+
+def test_complete_bag_has_no_problems(tmp_path):
+    summary = summarize(write_bag(tmp_path / 'bag'), gait_frequency_hz=0.5)
+    assert summary.problems == ()
+    assert summary.source_topic == '/ground_truth/odom'
+    assert summary.lateral_displacement_m == pytest.approx(0.05 * (DURATION_S - 0.01), abs=1e-9)
+    counts = {count.topic: count for count in summary.topic_counts}
+    assert counts['joint_states'].recorded == 3000
+    assert counts['joint_states'].expected == 2999  # 500 Hz over the 5.998 s from 0.002 s to 6 s
+    assert 'LOSS' not in format_summary(summary) and 'PROBLEM' not in format_summary(summary)
+
+
+def test_per_gait_cycle_excludes_the_start_ramp(tmp_path):
+    """Still during the 2 s ramp, then 0.05 m/s: 0.2 m over 4 s = 2 cycles at 0.5 Hz -> 0.1 m/cycle
+    (over the whole 6 s, 3 cycles, it would read 0.067 m)."""
+    bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.05 * max(0.0, t - 2.0))
+    summary = summarize(bag, gait_frequency_hz=0.5, ramp_duration_s=2.0)
+    assert summary.steady_cycles == pytest.approx(0.5 * (DURATION_S - 0.01 - 2.0))
+    assert summary.displacement_per_cycle_m == pytest.approx(0.1, rel=0.01)
+    assert '+0.100 m (2.00 cycles after the 2 s ramp)' in format_summary(summary)
+
+
+def test_ramp_longer_than_the_run_gives_no_per_cycle_figure(tmp_path):
+    summary = summarize(write_bag(tmp_path / 'bag'), gait_frequency_hz=0.5, ramp_duration_s=10.0)
+    assert summary.displacement_per_cycle_m is None
+
+
+def test_missing_messages_are_reported_as_loss_naming_the_topic(tmp_path):
+    bag = write_bag(tmp_path / 'bag', rates_hz={'joint_states': 350.0, 'joint_commands': 70.0})
+    summary = summarize(bag, gait_frequency_hz=0.5)
+    assert len(summary.problems) == 2
+    states, commands = summary.problems
+    assert states == ('LOSS joint_states: 2100 recorded, 2998 expected (500 Hz over 6.00 s of sim time): '
+                      '30.0 % lost')
+    assert commands.startswith('LOSS joint_commands: 420 recorded, 599 expected')
+    assert states in format_summary(summary).splitlines()
+
+
+def test_a_few_messages_short_at_the_ends_are_no_loss(tmp_path):
+    bag = write_bag(tmp_path / 'bag', rates_hz={'joint_states': 499.0})  # 2994 of 2999: the slack
+    assert summarize(bag, gait_frequency_hz=0.5).problems == ()
+
+
+def test_topic_missing_entirely_is_a_loss(tmp_path):
+    summary = summarize(write_bag(tmp_path / 'bag', rates_hz={'imu/data': 0.0}), gait_frequency_hz=0.5)
+    assert summary.problems == ('LOSS imu/data: 0 recorded, 1499 expected (250 Hz over 6.00 s of sim '
+                                'time): 100.0 % lost',)
+
+
+def test_namespaced_topics_are_counted(tmp_path):
+    summary = summarize(write_bag(tmp_path / 'bag', namespace='/cobra'), gait_frequency_hz=0.5)
+    assert summary.problems == ()
+    assert summary.source_topic == '/cobra/ground_truth/odom'
+
+
+def test_head_that_did_not_move_is_a_problem(tmp_path):
+    bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.0, head_x_m_s=0.0)
+    summary = summarize(bag, gait_frequency_hz=0.5)
+    assert len(summary.problems) == 1
+    assert summary.problems[0].startswith('PROBLEM the head did not move: it stayed within 0.00 mm')
+    assert summary.problems[0] in format_summary(summary)
+
+
+def test_all_stamps_zero_and_no_motion_are_reported_loudly(tmp_path):
+    """The namespaced-clock failure: the gait never ticked, every stamp is 0, the head stays put."""
+    bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.0, head_x_m_s=0.0, stamp=lambda t: 0.0)
+    summary = summarize(bag, gait_frequency_hz=0.5)
+    assert [p.split(':')[0] for p in summary.problems] == [
+        'PROBLEM every message is stamped 0', 'PROBLEM the head did not move']
+    assert 'sim time never advanced' in format_summary(summary)
