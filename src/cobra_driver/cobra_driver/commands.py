@@ -1,7 +1,8 @@
 """Joint command intake: the contract's safety rules, then the target the 500 Hz loop sends (no ROS).
 
-The rules themselves (unknown name / non-finite / length mismatch -> ignore the whole message;
-clamp to the URDF limits; stale after `timeout_s` -> hold) are the shared
+The rules themselves (empty / duplicate or unknown name / non-finite position, velocity or effort /
+length mismatch -> ignore the whole message, which is then no heartbeat either; clamp to the URDF
+limits; stale after `timeout_s` -> hold) are the shared
 `cobra_common.command_guard.JointCommandGuard`; this module adds what a 500 Hz consumer of
 ~100 Hz commands needs. Between arrivals the target is either held, or interpolated from the
 previous to the newest command over the measured arrival interval (one interval of added
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from cobra_common.command_guard import JointCommandGuard
+from cobra_common.command_guard import CommandVerdict, JointCommandGuard, JointCommandMessage
 from cobra_description.robot_model import Joint
 
 MODES = ('hold', 'interpolate')
@@ -25,7 +26,7 @@ MODES = ('hold', 'interpolate')
 
 @dataclass(frozen=True)
 class Rejection:
-    cause: str  # JointCommandGuard's cause keys: 'unknown_joint', 'non_finite', 'length_mismatch'
+    cause: str  # JointCommandGuard's cause keys ('empty', 'duplicate_joint', 'unknown_joint', ...) or 'no_hold'
     detail: str
 
 
@@ -75,14 +76,18 @@ class CommandTracker:
         self._latest = self._previous = self._velocity = None
         self._received_at = -math.inf
 
+    def submit_message(self, message: JointCommandMessage, received_at: float) -> Rejection | None:
+        """Judge a whole joint_commands message with the shared guard (the sim's verdicts), then track it."""
+        with self._lock:
+            return self._track(self.guard.check_message(message, received_at), received_at)
+
     def submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                received_at: float) -> Rejection | None:
         with self._lock:
-            return self._submit(names, positions, velocities, received_at)
+            return self._track(self.guard.check(names, positions, received_at, velocities), received_at)
 
-    def _submit(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
-                received_at: float) -> Rejection | None:
-        verdict = self.guard.check(names, positions, received_at, velocities)
+    def _track(self, verdict: CommandVerdict, received_at: float) -> Rejection | None:
+        """Every rule is the guard's; this only turns an accepted verdict into the target stream."""
         if verdict.positions_rad is None:
             return Rejection(verdict.cause or 'rejected', verdict.detail)
         base = self._latest if self._latest is not None else self._hold

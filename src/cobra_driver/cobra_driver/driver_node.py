@@ -172,8 +172,7 @@ class JointDriverNode(Node):
             setattr(self.driver.config, name, float(value))  # type: ignore[arg-type]
 
     def _on_command(self, message: JointState) -> None:
-        rejection = self.driver.commands.submit(message.name, message.position, message.velocity,
-                                                time.monotonic())
+        rejection = self.driver.commands.submit_message(message, time.monotonic())
         if rejection is not None:  # one throttled log per cause
             logger = self._throttled.setdefault(f'commands.{rejection.cause}',
                                                 self.get_logger().get_child(rejection.cause))

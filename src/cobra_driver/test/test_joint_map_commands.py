@@ -63,6 +63,21 @@ def test_unknown_name_and_non_finite_are_ignored_and_counted() -> None:
     assert np.allclose(t.target(0.01), [0.1, 0.2])
 
 
+def test_whole_messages_get_the_guards_verdicts_and_only_accepted_ones_are_heartbeats() -> None:
+    from types import SimpleNamespace
+
+    def message(names, positions, velocities=(), efforts=()):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(name=list(names), position=list(positions), velocity=list(velocities),
+                               effort=list(efforts))
+    t = tracker(timeout_s=0.2)
+    assert t.submit_message(message(['a'], [0.5]), 0.0) is None
+    assert t.submit_message(message([], []), 0.15).cause == 'empty'
+    assert t.submit_message(message(['a', 'a'], [0.5, 0.6]), 0.16).cause == 'duplicate_joint'
+    assert t.submit_message(message(['a'], [0.5], [math.nan]), 0.17).cause == 'non_finite'
+    assert t.submit_message(message(['a'], [0.5], [], [math.inf]), 0.18).cause == 'non_finite'
+    assert t.is_stale(0.25)  # none of the rejected ones counted as a heartbeat
+
+
 def test_clamp_to_limits_and_partial_commands_keep_other_joints() -> None:
     t = tracker(mode='hold')
     assert t.submit(['a'], [5.0], [], 0.0) is None
