@@ -18,6 +18,15 @@ from cobra_sim.mjcf import ServoParams, build_mjcf
 from cobra_sim.terrain import BodyState, TerrainModel
 
 
+# contact points MuJoCo's plane collision makes for a shape lying on the plane (a cylinder on its
+# side: one under each end cap; a box on a face: four corners; a mesh: at most 3, mjc_PlaneConvex)
+CONTACTS_AT_REST: dict[int, int] = {
+    int(mujoco.mjtGeom.mjGEOM_SPHERE): 1, int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): 1,
+    int(mujoco.mjtGeom.mjGEOM_CAPSULE): 2, int(mujoco.mjtGeom.mjGEOM_CYLINDER): 2,
+    int(mujoco.mjtGeom.mjGEOM_BOX): 4, int(mujoco.mjtGeom.mjGEOM_MESH): 3,
+}
+
+
 class SimConfigError(ValueError):
     """Simulation parameters that cannot give a valid run."""
 
@@ -58,21 +67,39 @@ class CobraSim:
         self.joint_names: list[str] = [j.name for j in joints]
         self._joint_index = {name: i for i, name in enumerate(self.joint_names)}
         joint_ids = [self.model.joint(name).id for name in self.joint_names]
-        self._qpos_adr = np.array([self.model.jnt_qposadr[i] for i in joint_ids])
-        self._dof_adr = np.array([self.model.jnt_dofadr[i] for i in joint_ids])
-        self._actuator_ids = np.array([self.model.actuator(name).id for name in self.joint_names])
+        self._qpos_adr = np.array([self.model.jnt_qposadr[i] for i in joint_ids], dtype=int)
+        self._dof_adr = np.array([self.model.jnt_dofadr[i] for i in joint_ids], dtype=int)
+        self._actuator_ids = np.array([self.model.actuator(name).id for name in self.joint_names], dtype=int)
         self._max_speed = np.array([j.limits.velocity_rad_s for j in joints])
         self._kp = self.model.actuator_gainprm[self._actuator_ids, 0].copy()
         self._bias = self.model.actuator_biasprm[self._actuator_ids, :3].copy()
         self.root_body_id = self.model.body(robot.root).id
         self._robot_body_ids = np.arange(self.root_body_id, self.model.nbody)
-        self._contact_body_ids = np.array([i for i in self._robot_body_ids if self.model.body_geomnum[i]])
+        self._contact_body_ids = np.array([i for i in self._robot_body_ids if self.model.body_geomnum[i]], dtype=int)
         self._gyro_adr = self.model.sensor('imu_gyro').adr[0]
         self._accel_adr = self.model.sensor('imu_accel').adr[0]
+        root_joint = self.model.body_jntadr[self.root_body_id]
+        self._root_qpos_adr = int(self.model.jnt_qposadr[root_joint])
+        self._root_dof_adr = int(self.model.jnt_dofadr[root_joint])
+        self._apply_terrain_contact_parameters()
         self.targets_rad = np.zeros(len(self.joint_names))
+        self._max_change_rad = self._max_speed * params.control_period_s
         self._time_origin_s = 0.0
         self.torque_enabled = True
         mujoco.mj_forward(self.model, self.data)
+
+    def _apply_terrain_contact_parameters(self) -> None:
+        """Let the terrain set each robot geom's solref/solimp from the compiled model's masses."""
+        robot_geoms = np.flatnonzero(np.isin(self.model.geom_bodyid, self._robot_body_ids))
+        if len(robot_geoms) == 0:
+            return
+        bodies = self.model.geom_bodyid[robot_geoms]
+        contacts_at_rest = np.array([CONTACTS_AT_REST.get(int(kind), 1) for kind in self.model.geom_type[robot_geoms]])
+        parameters = self.terrain.robot_contact_parameters(
+            self.model.body_invweight0[bodies, 0], contacts_at_rest, self.params.timestep_s)
+        if parameters is not None:
+            self.model.geom_solref[robot_geoms] = parameters.solref
+            self.model.geom_solimp[robot_geoms] = parameters.solimp
 
     # --- commands -------------------------------------------------------------------------
     def set_targets(self, positions_rad: Mapping[str, float]) -> None:

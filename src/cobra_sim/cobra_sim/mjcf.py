@@ -102,9 +102,10 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
 
     root_pose = Pose((0.0, 0.0, initial_height_m)).matrix()
     robot_body = '\n'.join(body_contents(robot.root, np.eye(4)))
+    option_extra = ''.join(f' {k}={quoteattr(v)}' for k, v in terrain.option_attributes().items())
     return f'''<mujoco model={quoteattr(robot.name)}>
   <compiler angle="radian" autolimits="true"/>
-  <option timestep="{timestep_s:.9g}" integrator="implicitfast" gravity="0 0 -9.81"/>
+  <option timestep="{timestep_s:.9g}" integrator="implicitfast" gravity="0 0 -9.81"{option_extra}/>
   <worldbody>
     <light pos="0 0 3" dir="0 0 -1"/>
     {terrain.world_xml()}

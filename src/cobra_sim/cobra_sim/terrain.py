@@ -1,9 +1,12 @@
 """Terrain models behind one small interface, so adding one is adding a class, not editing the sim.
 
-A terrain may add world geometry to the MJCF (`world_xml`), set the contact attributes of the
-robot's collision geoms (`robot_geom_attributes`), and each physics step return external
-per-body wrenches from the bodies' state while updating its own state (`wrenches`). The rigid
-ground uses MuJoCo's own contact and returns no wrenches.
+A terrain may add world geometry to the MJCF (`world_xml`) and physics options
+(`option_attributes`), set the contact attributes of the robot's collision geoms
+(`robot_geom_attributes`, then per geom on the compiled model with `robot_contact_parameters`),
+and each physics step return external per-body wrenches from the bodies' state while updating
+its own state (`wrenches`). The rigid ground uses MuJoCo's own contact and returns no wrenches.
+
+No MuJoCo import here: the engine hands in plain arrays read from the compiled model.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+MIN_IMPEDANCE = 1.0e-4     # MuJoCo's mjMINIMP: solimp values are clamped to [mjMINIMP, mjMAXIMP]
+MAX_IMPEDANCE = 0.9999     # MuJoCo's mjMAXIMP
 
 
 @dataclass(frozen=True)
@@ -23,7 +29,12 @@ class BodyState:
     angular_velocity_rad_s: np.ndarray  # [n_bodies, 3]
 
 
-MAX_EXPLICIT_DAMPING_STEPS = 0.5  # B · dt bound for a stable explicit contact damper
+@dataclass(frozen=True)
+class RobotContactParameters:
+    """MuJoCo contact parameters for each robot collision geom (direct-form solref)."""
+
+    solref: np.ndarray  # [n_geoms, 2]: (-stiffness·dmax², -damping·dmax)
+    solimp: np.ndarray  # [n_geoms, 5]: (d0, dmax, width [m], midpoint, power)
 
 
 class TerrainModel:
@@ -34,9 +45,23 @@ class TerrainModel:
         """MJCF elements added to <worldbody>."""
         return ''
 
+    def option_attributes(self) -> dict[str, str]:
+        """MJCF <option> attributes this terrain needs (e.g. the friction cone)."""
+        return {}
+
     def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
         """MJCF attributes of a robot collision geom belonging to a link of this mass."""
         return {}
+
+    def robot_contact_parameters(self, inverse_mass_per_kg: np.ndarray, contacts_at_rest: np.ndarray,
+                                 timestep_s: float) -> RobotContactParameters | None:
+        """Per-geom solref/solimp set on the compiled model, or None to keep the MJCF's.
+
+        `inverse_mass_per_kg` is MuJoCo's constant approximation of each geom's body inverse mass
+        (body_invweight0, translation), the diagonal MuJoCo scales its contact regularisation with;
+        `contacts_at_rest` is how many contact points MuJoCo makes for that shape lying on a plane.
+        """
+        return None
 
     def wrenches(self, state: BodyState, dt_s: float) -> np.ndarray:
         """[n_bodies, 6] world force [N] at the COM and torque [N·m]; updates the terrain state."""
@@ -45,7 +70,7 @@ class TerrainModel:
 
 @dataclass(frozen=True)
 class RigidGroundParams:
-    """Seed 000 §7 rigid ground: f_n = s(d, w)(k d + b ḋ), mu_s 0.5, mu_d 0.3."""
+    """Thesis §7 rigid ground: f_n = s(d, w)(k d + b ḋ), mu_s 0.5, mu_d 0.3, v_c 1e-3 m/s."""
 
     stiffness_n_m: float = 1.0e4
     damping_n_s_m: float = 1.0e3
@@ -55,16 +80,78 @@ class RigidGroundParams:
     critical_slip_speed_m_s: float = 1.0e-3
 
 
-class RigidGround(TerrainModel):
-    """A plane at z = 0 using MuJoCo's soft contact, parameterised from the paper's force law.
+def smoothing_step(depth_over_width: np.ndarray | float) -> np.ndarray:
+    """The law's s(d, w) as a function of x = d / w: 0 at first touch, 1 from d = w on, zero slope
+    at both ends (the properties Simscape documents; the thesis gives no formula, so the cubic
+    smoothstep 3x² − 2x³ is our choice)."""
+    x = np.clip(np.asarray(depth_over_width, dtype=float), 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
 
-    MuJoCo's direct-form solref (-K, -B) is an acceleration per metre / per m/s, so the paper's
-    k and b are divided by the link mass; solimp's width is the paper's smoothing width w.
-    MuJoCo integrates contact damping explicitly, so B is capped at 0.5 / timestep: at 1 ms the
-    paper's b = 1e3 N·s/m on a 0.46 kg module (B·dt = 2.2) would make the contact chatter.
-    MuJoCo has one Coulomb coefficient per contact: the static value is used, because the
-    contacts that carry sidewinding are the ones that stick; mu_d and the critical slip speed
-    are kept for the compliant models, which implement the Stribeck-like transition.
+
+def paper_normal_force_n(depth_m: np.ndarray | float, depth_rate_m_s: np.ndarray | float,
+                         params: RigidGroundParams) -> np.ndarray:
+    """f_n = s(d, w)(k d + b ḋ) for a penetration d > 0, never pulling (clipped at zero)."""
+    depth = np.asarray(depth_m, dtype=float)
+    force = smoothing_step(depth / params.smoothing_width_m) * (
+        params.stiffness_n_m * depth + params.damping_n_s_m * np.asarray(depth_rate_m_s, dtype=float))
+    return np.where(depth > 0.0, np.maximum(force, 0.0), 0.0)
+
+
+def impedance_curve(x: np.ndarray, dmax: float, midpoint: np.ndarray | float,
+                    power: np.ndarray | float) -> np.ndarray:
+    """MuJoCo's solimp impedance I(x), x = depth/width, for d0 = MIN_IMPEDANCE (as getimpedance
+    in engine_core_constraint.c: a·x^p up to the midpoint, 1 − b·(1 − x)^p after it)."""
+    x = np.clip(x, 0.0, 1.0)
+    low = x ** power / midpoint ** (power - 1.0)
+    high = 1.0 - (1.0 - x) ** power / (1.0 - midpoint) ** (power - 1.0)
+    return MIN_IMPEDANCE + np.where(x <= midpoint, low, high) * (dmax - MIN_IMPEDANCE)
+
+
+_MIDPOINTS = np.geomspace(1.0e-3, 0.9, 40)[:, None, None]
+_POWERS = np.linspace(1.0, 5.0, 81)[None, :, None]
+_FIT_POINTS = np.linspace(0.0, 1.0, 101)[None, None, :]
+
+
+def static_stiffness_scale(impedance: np.ndarray, ratio: float) -> np.ndarray:
+    """Factor on k_c·d of the static contact force at impedance I under `RigidGround`'s mapping:
+    I²/((1 − I)·c·I_max), with c = dt·b_c·Â (`ratio`) and I_max = c/(1 + c)."""
+    dmax = min(ratio / (1.0 + ratio), MAX_IMPEDANCE)
+    return impedance ** 2 / ((1.0 - impedance) * ratio * dmax)
+
+
+def fit_impedance_shape(ratio: float) -> tuple[float, float]:
+    """(midpoint, power) of solimp whose static stiffness scale follows s(d, w) best (max error
+    over 0 ≤ d ≤ w, grid search)."""
+    dmax = min(ratio / (1.0 + ratio), MAX_IMPEDANCE)
+    impedance = impedance_curve(_FIT_POINTS, dmax, _MIDPOINTS, _POWERS)
+    error = np.max(np.abs(static_stiffness_scale(impedance, ratio) - smoothing_step(_FIT_POINTS)), axis=2)
+    row, column = np.unravel_index(int(np.argmin(error)), error.shape)
+    return float(_MIDPOINTS[row, 0, 0]), float(_POWERS[0, column, 0])
+
+
+class RigidGround(TerrainModel):
+    """A plane at z = 0 on which MuJoCo's soft contact reproduces the thesis's penalty law.
+
+    MuJoCo solves, per contact row, (A + R) f = aref − a0 with aref = −B v − K·I·r and
+    R = (1 − I)/I · Â (I the solimp impedance at the depth, Â MuJoCo's diagonal approximation of
+    A = J M⁻¹ Jᵀ from body_invweight0). Choosing B = 1/dt, K·I_max = k/(dt·b) and
+    R = 1/(dt·b_c), i.e. I_max = c/(1 + c) with c = dt·b_c·Â, makes that equation *exactly*
+    f = k_c d + b_c ḋ(t + dt) — the paper's spring–damper with the damper taken implicitly
+    (backward Euler), whatever the effective mass A of the contact. That is the only stable way
+    to apply b = 1e3 N·s/m to a 0.46 kg module at dt = 1 ms (b·dt/m ≈ 2.2: an explicit damper
+    diverges); the sub-millisecond fast mode of the overdamped law (m/b ≈ 0.46 ms) is thereby
+    resolved as an instantaneous velocity relaxation, the slow creep (b/k = 0.1 s) exactly.
+
+    Per link, not per contact point: k and b are split evenly over the contact points MuJoCo
+    makes for the link's shape lying on the plane (`contacts_at_rest`: 2 for a cylinder), so a
+    module lying level penetrates as the paper's single-contact law says.
+
+    The smoothing s(d, w) is shaped through solimp's impedance curve (fitted, a few % off s);
+    within 0 < d < w the damper's scale follows the same curve but lies above s (see README).
+
+    Friction: one Coulomb coefficient per contact, the static mu_s, with an elliptic cone.
+    MuJoCo cannot express mu_d or the critical slip speed; below slip MuJoCo's soft friction
+    creeps at v = dt · R_t · f_t. The compliant terrain models carry the Stribeck-like law.
     """
 
     name = 'rigid'
@@ -76,17 +163,41 @@ class RigidGround(TerrainModel):
         p = self.params
         return (f'<geom name="ground" type="plane" size="0 0 0.05" '
                 f'friction="{p.friction_static} 0.005 0.0001" condim="3" '
-                f'solimp="0.9 0.95 {p.smoothing_width_m}" rgba="0.6 0.55 0.45 1"/>')
+                f'rgba="0.6 0.55 0.45 1"/>')
+
+    def option_attributes(self) -> dict[str, str]:
+        # elliptic: the normal row keeps its own regularisation R (a pyramid shares one R over
+        # its edges, scaled by mu², which would change the normal law)
+        return {'cone': 'elliptic'}
 
     def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
         p = self.params
-        damping_per_kg = min(p.damping_n_s_m / link_mass_kg, MAX_EXPLICIT_DAMPING_STEPS / timestep_s)
         return {
-            'solref': f'{-p.stiffness_n_m / link_mass_kg:.6g} {-damping_per_kg:.6g}',
-            'solimp': f'0.9 0.95 {p.smoothing_width_m}',
             'friction': f'{p.friction_static} 0.005 0.0001',
-            'priority': '1',
+            'condim': '3',
+            'priority': '1',  # the robot geom's solref/solimp/friction win over the ground's
         }
+
+    def robot_contact_parameters(self, inverse_mass_per_kg: np.ndarray, contacts_at_rest: np.ndarray,
+                                 timestep_s: float) -> RobotContactParameters:
+        p = self.params
+        inverse_mass = np.asarray(inverse_mass_per_kg, dtype=float)
+        contacts = np.asarray(contacts_at_rest, dtype=float)
+        damping_per_contact = p.damping_n_s_m / contacts
+        ratio = timestep_s * damping_per_contact * inverse_mass          # c = dt·b_c·Â
+        dmax = np.minimum(ratio / (1.0 + ratio), MAX_IMPEDANCE)
+        stiffness = p.stiffness_n_m / (timestep_s * p.damping_n_s_m * dmax)  # K with K·I_max = k/(dt·b)
+        damping = 1.0 / timestep_s
+        solref = np.stack([-stiffness * dmax ** 2, np.full_like(dmax, -damping) * dmax], axis=1)
+        shapes = {}
+        solimp = np.empty((len(dmax), 5))
+        for row, value in enumerate(ratio):
+            key = round(float(value), 9)
+            if key not in shapes:
+                shapes[key] = fit_impedance_shape(float(value))
+            midpoint, power = shapes[key]
+            solimp[row] = (MIN_IMPEDANCE, dmax[row], p.smoothing_width_m, midpoint, power)
+        return RobotContactParameters(solref, solimp)
 
 
 TERRAINS: dict[str, type[TerrainModel]] = {'rigid': RigidGround}

@@ -1,0 +1,91 @@
+"""The rigid ground reproduces the thesis's §7 normal law f_n = s(d, w)(k d + b ḋ) for one module.
+
+The reference is the paper's ODE for a module of mass m on that law, integrated finely here
+(LSODA, steps ≤ 0.1 ms, tolerance 1e-9); the simulation runs MuJoCo at the sim's 1 ms step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
+
+from cobra_description.robot_model import parse_urdf
+from cobra_sim.engine import CobraSim, SimParams
+from cobra_sim.terrain import RigidGround, RigidGroundParams, paper_normal_force_n
+
+RADIUS_M = 0.045
+LENGTH_M = 0.136364
+GRAVITY_M_S2 = 9.81
+MODULE_MASS_KG = 0.463636  # a COBRA body module (urdf/cobra.urdf)
+PAPER = RigidGroundParams()
+
+
+def module_urdf(mass_kg: float) -> str:
+    """One COBRA-sized module, a cylinder lying on its side, as the only link."""
+    return f'''<robot name="module"><link name="module">
+  <inertial><origin xyz="0 0 0"/><mass value="{mass_kg}"/>
+    <inertia ixx="0.00047" ixy="0" ixz="0" iyy="0.00095" iyz="0" izz="0.00095"/></inertial>
+  <collision><origin xyz="0 0 0" rpy="0 1.5707963267948966 0"/>
+    <geometry><cylinder radius="{RADIUS_M}" length="{LENGTH_M}"/></geometry></collision>
+</link></robot>'''
+
+
+def module_sim(mass_kg: float, height_m: float) -> CobraSim:
+    params = SimParams(initial_height_m=height_m, imu_frame='module', settle_duration_s=1.0)
+    return CobraSim(parse_urdf(module_urdf(mass_kg)), RigidGround(), params, np.random.default_rng(0))
+
+
+def paper_static_depth_m(mass_kg: float) -> float:
+    """Depth at which the paper's law carries the module's weight: k d s(d, w) = m g."""
+    return brentq(lambda d: float(paper_normal_force_n(d, 0.0, PAPER)) - mass_kg * GRAVITY_M_S2, 1e-9, 0.05)
+
+
+def paper_drop_depth_m(mass_kg: float, drop_m: float, times_s: np.ndarray) -> np.ndarray:
+    """Penetration over time of a module released `drop_m` above the ground, on the paper's law."""
+    def rates(_t: float, state: np.ndarray) -> list[float]:
+        height, velocity = state
+        force = float(paper_normal_force_n(RADIUS_M - height, -velocity, PAPER))
+        return [velocity, -GRAVITY_M_S2 + force / mass_kg]
+
+    solution = solve_ivp(rates, (0.0, float(times_s[-1])), [RADIUS_M + drop_m, 0.0], method='LSODA',
+                         max_step=1e-4, rtol=1e-9, atol=1e-12, dense_output=True)
+    return RADIUS_M - solution.sol(times_s)[0]
+
+
+@pytest.mark.parametrize('mass_kg', [MODULE_MASS_KG, 2.0])
+def test_module_at_rest_penetrates_as_the_paper_law_says(mass_kg):
+    sim = module_sim(mass_kg, RADIUS_M)
+    sim.settle()
+    depth_m = RADIUS_M - sim.head_pose()[0][2]
+    expected_m = paper_static_depth_m(mass_kg)
+    assert depth_m == pytest.approx(expected_m, rel=0.10)
+    if mass_kg * GRAVITY_M_S2 / PAPER.stiffness_n_m > PAPER.smoothing_width_m:
+        # past the smoothing width s = 1: the depth is m g / k exactly as the paper's k gives
+        assert depth_m == pytest.approx(mass_kg * GRAVITY_M_S2 / PAPER.stiffness_n_m, rel=0.02)
+    # the module's ground reaction carries its weight
+    assert sim.contact_wrenches()[0, 2] == pytest.approx(mass_kg * GRAVITY_M_S2, rel=0.01)
+
+
+@pytest.mark.parametrize('mass_kg', [MODULE_MASS_KG, 2.0])
+def test_dropped_module_settles_with_the_paper_damping(mass_kg):
+    drop_m, steps = 0.01, 600
+    sim = module_sim(mass_kg, RADIUS_M + drop_m)
+    depth_m = np.empty(steps)
+    for step in range(steps):
+        sim.step_physics(1)
+        depth_m[step] = RADIUS_M - sim.head_pose()[0][2]
+    times_s = sim.params.timestep_s * np.arange(1, steps + 1)
+    reference_m = paper_drop_depth_m(mass_kg, drop_m, times_s)
+    static_m = paper_static_depth_m(mass_kg)
+
+    touchdown = int(np.argmax(depth_m > 0.0))
+    assert touchdown == int(np.argmax(reference_m > 0.0))
+    # overdamped (ζ ≫ 1): no rebound, the module stays on the ground after touching it
+    assert reference_m[touchdown:].min() > 0.0
+    assert depth_m[touchdown:].min() > 0.0
+    # the impact's deepest point, and the creep to the static depth on the b/k = 0.1 s scale
+    assert depth_m.max() == pytest.approx(reference_m.max(), rel=0.10)
+    settled = touchdown + 20  # past the impact transient that a 1 ms step cannot resolve
+    assert np.abs(depth_m[settled:] - reference_m[settled:]).max() < 0.10 * static_m
