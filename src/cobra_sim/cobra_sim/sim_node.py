@@ -54,6 +54,11 @@ FRAME_PREFIX_PATTERN = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*/)*$')
 
 def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every sim_node parameter; StartupError for combinations that cannot run."""
+    lockstep_descriptor = describe(
+        'auto | on | off: step past a command boundary only once the command stamped for it '
+        'arrived and the logger is within lockstep_max_logger_lag_s; auto = on when '
+        'real_time_factor is 0 (true/false, what YAML makes of on/off, are accepted)', read_only=True)
+    lockstep_descriptor.dynamic_typing = True  # `lockstep:=off` arrives as the YAML boolean false
     p = declare(node, {
         'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
         'terrain': ('rigid', describe(f'terrain model: {" | ".join(sorted(TERRAINS))}', read_only=True)),
@@ -97,10 +102,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             '(and, in lockstep, a logger publishes logger/progress)', read_only=True)),
         'wait_for_commands': (True, describe(
             'a peer: a node (the gait) publishes joint_commands', read_only=True)),
-        'lockstep': ('auto', describe(
-            'auto | on | off: step past a command boundary only once the command stamped for it '
-            'arrived and the logger is within lockstep_max_logger_lag_s; auto = on when '
-            'real_time_factor is 0', read_only=True)),
+        'lockstep': ('auto', lockstep_descriptor),
         'command_period_s': (0.01, describe(
             "the gait's command period [s] (1 / its rate_hz): lockstep boundaries; a whole number "
             'of control periods', read_only=True, float_range=(1e-4, 1.0))),
@@ -112,6 +114,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             'at the end of duration_s give up waiting after this long [s, wall clock]',
             read_only=True, float_range=(0.1, 600.0))),
     })
+    p['lockstep'] = {True: 'on', False: 'off'}.get(p['lockstep'], p['lockstep'])
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
     if not FRAME_PREFIX_PATTERN.match(p['frame_prefix']):
