@@ -17,14 +17,13 @@ from std_srvs.srv import Trigger
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_common.ros_entry import StartupError, declare, describe, run_node
 from cobra_gaits.presets import CSV_GAIT, PRESET_FIELDS
+from cobra_gaits.gait_source import RETUNABLE, make_gait_source
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)
 from cobra_gaits.speed_limit import check_sidewinding_speed
-from cobra_gaits.trajectory_csv import MAX_RATE_HZ, load_replay
+from cobra_gaits.trajectory_csv import MAX_RATE_HZ
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-RETUNABLE = ('frequency_hz', 'amplitude_vertical_rad', 'amplitude_horizontal_rad', 'direction',
-             'ramp_duration_s', 'amplitude_slew_rad_s')
 MAX_TICK_S = 0.1  # a longer gap (paused sim, suspended host) must not jump the gait phase
 
 
@@ -32,8 +31,8 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every gait_node parameter; StartupError for combinations that cannot run.
 
     The preset blocks declared depend on `preset_names`, and the tuning defaults on the chosen
-    `gait`'s preset. The speed limit needs the URDF (and a CSV its file), so the node checks it
-    after this (cobra_gaits.speed_limit / trajectory_csv.load_replay).
+    `gait`'s preset. The speed limit needs the URDF (and a CSV its file), so it is checked after
+    this, by cobra_gaits.gait_source.make_gait_source(values, joints).
     """
     base = declare(node, {
         'gait': ('gait1', describe('a name from preset_names (gait1, gait2) | csv', read_only=True)),
@@ -86,19 +85,9 @@ class GaitNode(Node):
     def __init__(self) -> None:
         super().__init__('gait_node')
         p = declare_parameters(self)
-        tuning = {name: p[name] for name in RETUNABLE}
         try:
-            robot = load_robot_model(p['urdf_path'] or None)
-            self._joints = robot.gait_joints()
-            if p['gait'] == CSV_GAIT:
-                limits = {j.name: j.limits.velocity_rad_s if j.limits else math.inf for j in self._joints}
-                self._source = load_replay(p['csv_file'], limits, p['ramp_duration_s'], p['csv_loop'])
-                self._joint_names = list(self._source.trajectory.joint_names)
-            else:
-                params = SidewindingParams(**tuning)
-                check_sidewinding_speed(self._joints, params)
-                self._joint_names = [j.name for j in self._joints]
-                self._source = SidewindingGenerator([j.axis_kind for j in self._joints], params)
+            self._joints = load_robot_model(p['urdf_path'] or None).gait_joints()
+            self._joint_names, self._source = make_gait_source(p, self._joints)
         except (GaitError, RobotModelError) as error:
             raise StartupError(str(error)) from error
         self.add_on_set_parameters_callback(self._validate_parameters)
