@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from cobra_gaits.sidewinding import GaitError, SidewindingParams
+from cobra_gaits.sidewinding import DIRECTIONS, GaitError, SidewindingParams
 
 MAX_FREQUENCY_HZ = 2.0  # the frequency_hz range the gait node declares
 MAX_RAMP_DURATION_S = 30.0  # the ramp_duration_s range the gait node declares
@@ -71,7 +71,7 @@ def check_sidewinding_speed(joints: Sequence[SpeedLimitedJoint], params: Sidewin
     applies at once, so the larger of both ends counts, and the slew rate adds to the speed.
     """
     targets = {'pitch': params.amplitude_vertical_rad,
-               'yaw': (1.0 if params.direction == 'left' else -1.0) * params.amplitude_horizontal_rad}
+               'yaw': DIRECTIONS[params.direction] * params.amplitude_horizontal_rad}
     parameter_names = {'pitch': 'amplitude_vertical_rad', 'yaw': 'amplitude_horizontal_rad'}
     currents = dict(zip(('pitch', 'yaw'), current_amplitudes_rad)) if current_amplitudes_rad else targets
     for joint in joints:
