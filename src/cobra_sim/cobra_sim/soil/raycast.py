@@ -1,0 +1,260 @@
+"""Vertical rays from SCM nodes against the bodies' primitives, solved analytically.
+
+Chrono casts each node's ray upward from 0.4 m below to 0.1 m above the current soil level
+through its collision system and keeps the first (lowest) hit; for the convex primitives a
+snake link is made of, the lowest point where a vertical line enters the shape has a closed
+form, so no mesh or collision library is involved and no primitive is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, node_slot
+from .shapes import BOX, CAPSULE, CYLINDER, SPHERE
+
+NO_HIT = np.inf
+
+
+@njit(cache=True, inline='always')
+def _sphere_entry(px: float, py: float, pz: float, dx: float, dy: float, dz: float, r: float) -> float:
+    b = px * dx + py * dy + pz * dz
+    c = px * px + py * py + pz * pz - r * r
+    disc = b * b - c
+    if disc < 0.0:
+        return NO_HIT
+    return -b - math.sqrt(disc)
+
+
+@njit(cache=True, inline='always')
+def _cylinder_interval(px: float, py: float, pz: float, dx: float, dy: float, dz: float, r: float,
+                       half_length: float) -> tuple[float, float]:
+    """Parameter interval of the line inside a z-axis cylinder (empty: lo > hi)."""
+    lo = -np.inf
+    hi = np.inf
+    a = dx * dx + dy * dy
+    c = px * px + py * py - r * r
+    if a < 1e-14:
+        if c > 0.0:
+            return NO_HIT, -NO_HIT
+    else:
+        b = px * dx + py * dy
+        disc = b * b - a * c
+        if disc < 0.0:
+            return NO_HIT, -NO_HIT
+        root = math.sqrt(disc)
+        lo = (-b - root) / a
+        hi = (-b + root) / a
+    if abs(dz) < 1e-14:
+        if abs(pz) > half_length:
+            return NO_HIT, -NO_HIT
+    else:
+        t1 = (-half_length - pz) / dz
+        t2 = (half_length - pz) / dz
+        if t1 > t2:
+            t1, t2 = t2, t1
+        lo = max(lo, t1)
+        hi = min(hi, t2)
+    return lo, hi
+
+
+@njit(cache=True)
+def lowest_entry_z(kind: int, size: np.ndarray, center: np.ndarray, rotation: np.ndarray, x: float,
+                   y: float) -> float:
+    """World z where the vertical line through (x, y) first enters the shape from below (inf: miss).
+
+    With the line p(t) = (x, y, t), the shape-frame point is R^T((x, y, 0) - c) + t R^T e_z, so the
+    line parameter is the world height itself.
+    """
+    wx = x - center[0]
+    wy = y - center[1]
+    wz = -center[2]
+    px = rotation[0, 0] * wx + rotation[1, 0] * wy + rotation[2, 0] * wz
+    py = rotation[0, 1] * wx + rotation[1, 1] * wy + rotation[2, 1] * wz
+    pz = rotation[0, 2] * wx + rotation[1, 2] * wy + rotation[2, 2] * wz
+    dx = rotation[2, 0]
+    dy = rotation[2, 1]
+    dz = rotation[2, 2]
+    if kind == SPHERE:
+        return _sphere_entry(px, py, pz, dx, dy, dz, size[0])
+    if kind == BOX:
+        lo = -np.inf
+        hi = np.inf
+        for axis in range(3):
+            p = px if axis == 0 else (py if axis == 1 else pz)
+            d = dx if axis == 0 else (dy if axis == 1 else dz)
+            h = size[axis]
+            if abs(d) < 1e-14:
+                if abs(p) > h:
+                    return NO_HIT
+            else:
+                t1 = (-h - p) / d
+                t2 = (h - p) / d
+                if t1 > t2:
+                    t1, t2 = t2, t1
+                lo = max(lo, t1)
+                hi = min(hi, t2)
+        return lo if lo <= hi else NO_HIT
+    r = size[0]
+    half_length = size[1]
+    lo, hi = _cylinder_interval(px, py, pz, dx, dy, dz, r, half_length)
+    best = lo if lo <= hi else NO_HIT
+    if kind == CAPSULE:   # convex union of the cylinder and its two end spheres
+        best = min(best, _sphere_entry(px, py, pz - half_length, dx, dy, dz, r))
+        best = min(best, _sphere_entry(px, py, pz + half_length, dx, dy, dz, r))
+    return best
+
+
+@njit(cache=True)
+def shape_half_extent(kind: int, size: np.ndarray, rotation: np.ndarray, axis: int) -> float:
+    """Half width of the shape's world AABB along world axis `axis`."""
+    if kind == SPHERE:
+        return size[0]
+    if kind == BOX:
+        return (abs(rotation[axis, 0]) * size[0] + abs(rotation[axis, 1]) * size[1]
+                + abs(rotation[axis, 2]) * size[2])
+    a = rotation[axis, 2]
+    if kind == CAPSULE:
+        return abs(a) * size[1] + size[0]
+    return abs(a) * size[1] + size[0] * math.sqrt(max(0.0, 1.0 - a * a))
+
+
+@njit(cache=True)
+def world_shape_poses(body_position: np.ndarray, body_rotation: np.ndarray, shape_position: np.ndarray,
+                      shape_rotation: np.ndarray, body_start: np.ndarray, out_center: np.ndarray,
+                      out_rotation: np.ndarray) -> None:
+    for b in range(body_start.shape[0] - 1):
+        for s in range(body_start[b], body_start[b + 1]):
+            for r in range(3):
+                out_center[s, r] = body_position[b, r]
+                for c in range(3):
+                    out_center[s, r] += body_rotation[b, r, c] * shape_position[s, c]
+                    acc = 0.0
+                    for k in range(3):
+                        acc += body_rotation[b, r, k] * shape_rotation[s, k, c]
+                    out_rotation[s, r, c] = acc
+
+
+@njit(cache=True)
+def body_aabbs(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: np.ndarray,
+               body_start: np.ndarray, margin_m: float, out_aabb: np.ndarray) -> None:
+    """[n_bodies, 6] = (x_min, y_min, z_min, x_max, y_max, z_max); empty bodies get +inf mins."""
+    for b in range(body_start.shape[0] - 1):
+        for axis in range(3):
+            out_aabb[b, axis] = np.inf
+            out_aabb[b, axis + 3] = -np.inf
+        for s in range(body_start[b], body_start[b + 1]):
+            for axis in range(3):
+                e = shape_half_extent(kind[s], size[s], rotation[s], axis)
+                out_aabb[b, axis] = min(out_aabb[b, axis], center[s, axis] - e - margin_m)
+                out_aabb[b, axis + 3] = max(out_aabb[b, axis + 3], center[s, axis] + e + margin_m)
+
+
+@njit(cache=True, inline='always')
+def _hash(key: int, mask: int) -> int:
+    return ((key * 2654435761) ^ (key >> 17)) & mask
+
+
+@njit(cache=True)
+def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: np.ndarray,
+              body_start: np.ndarray, aabb: np.ndarray, min_x: float, min_y: float, spacing: float,
+              max_i: int, max_j: int, reference_level: float, max_level: float, window_up: float,
+              window_down: float, tile_dir: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
+              hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
+              hit_j: np.ndarray, counters: np.ndarray) -> int:
+    """Collect this step's loaded nodes in an open-addressing hash keyed by node index.
+
+    A node is a hit when the lowest body surface over it lies inside Chrono's window around the
+    current level and below the node's plastic surface (else the elastic trial is <= 0 and the
+    node carries nothing); where bodies overlap, the lowest surface wins, as a ray from below
+    would report. counters: [0] hits of the previous call (slots to clear), [1] ray casts.
+    Returns the number of hits, or -(rays needed) when the hash is too small (nothing changed
+    except the clearing; the caller grows it and calls again).
+    """
+    for k in range(counters[0]):
+        hash_key[hit_slots[k]] = -1
+    counters[0] = 0
+    counters[1] = 0
+    n_bodies = body_start.shape[0] - 1
+    capacity = hash_key.shape[0]
+    mask = capacity - 1
+    stride = max_j + 1
+    candidates = 0
+    for b in range(n_bodies):
+        if aabb[b, 2] >= max_level:   # above the highest soil anywhere: cannot load a node
+            continue
+        i0 = max(0, int(math.ceil((aabb[b, 0] - min_x) / spacing)))
+        i1 = min(max_i, int(math.floor((aabb[b, 3] - min_x) / spacing)))
+        j0 = max(0, int(math.ceil((aabb[b, 1] - min_y) / spacing)))
+        j1 = min(max_j, int(math.floor((aabb[b, 4] - min_y) / spacing)))
+        if i1 >= i0 and j1 >= j0:
+            candidates += (i1 - i0 + 1) * (j1 - j0 + 1)
+    if 2 * candidates > capacity:
+        return -candidates
+    n_hits = 0
+    rays = 0
+    for b in range(n_bodies):
+        if aabb[b, 2] >= max_level:
+            continue
+        i0 = max(0, int(math.ceil((aabb[b, 0] - min_x) / spacing)))
+        i1 = min(max_i, int(math.floor((aabb[b, 3] - min_x) / spacing)))
+        j0 = max(0, int(math.ceil((aabb[b, 1] - min_y) / spacing)))
+        j1 = min(max_j, int(math.floor((aabb[b, 4] - min_y) / spacing)))
+        body_z_min = aabb[b, 2]
+        for i in range(i0, i1 + 1):
+            x = min_x + i * spacing
+            for j in range(j0, j1 + 1):
+                slot = node_slot(i, j, tile_dir)
+                if slot < 0:
+                    level = reference_level
+                    plastic_surface = reference_level
+                else:
+                    level = node_f[slot, F_LEVEL]
+                    plastic_surface = node_f[slot, F_LEVEL_INITIAL] - node_f[slot, F_SINKAGE_PLASTIC]
+                if body_z_min >= plastic_surface:
+                    continue
+                rays += 1
+                y = min_y + j * spacing
+                z_hit = NO_HIT
+                for s in range(body_start[b], body_start[b + 1]):
+                    z_hit = min(z_hit, lowest_entry_z(kind[s], size[s], center[s], rotation[s], x, y))
+                if not (z_hit < plastic_surface and z_hit >= level - window_down and z_hit <= level + window_up):
+                    continue
+                key = i * stride + j
+                h = _hash(key, mask)
+                while True:
+                    if hash_key[h] == -1:
+                        hash_key[h] = key
+                        hash_z[h] = z_hit
+                        hash_body[h] = b
+                        hit_slots[n_hits] = h
+                        hit_i[n_hits] = i
+                        hit_j[n_hits] = j
+                        n_hits += 1
+                        break
+                    if hash_key[h] == key:
+                        if z_hit < hash_z[h]:
+                            hash_z[h] = z_hit
+                            hash_body[h] = b
+                        break
+                    h = (h + 1) & mask
+    counters[0] = n_hits
+    counters[1] = rays
+    return n_hits
+
+
+@njit(cache=True)
+def hash_find(key: int, hash_key: np.ndarray) -> int:
+    """Slot of `key` in the hit hash, -1 if absent."""
+    mask = hash_key.shape[0] - 1
+    h = _hash(key, mask)
+    while True:
+        k = hash_key[h]
+        if k == key:
+            return h
+        if k == -1:
+            return -1
+        h = (h + 1) & mask

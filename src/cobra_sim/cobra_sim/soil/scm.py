@@ -1,0 +1,416 @@
+"""Soil Contact Model (Chrono SCM) for rigid bodies made of primitives: pressure, shear, bulldozing.
+
+One `ScmTerrain.step` does what Chrono's SCMLoader::ComputeInternalForces does, from the body
+state at the start of the step (explicit coupling, loads held over the step):
+reset last step's nodes → rays from the nodes in each body's AABB → contact patches (4-connected
+flood fill, b = 2A/L from the convex hull of the patch's node points) → per node: elastic trial
+K (z - z_p), yield onto Bekker-Wong (K_c/b + K_phi) z^n, damping -R v_n, Janosi-Hanamoto shear
+(c + σ tan φ)(1 - exp(-j/k)) against the slip → force and torque per body → bulldozing.
+
+Deliberate differences from Chrono (each a one-liner here, details in the package README):
+- a patch is made of the loaded nodes (elastic trial > 0), not of every ray hit in the 0.1 m
+  look-up window, so b is the width of the loaded area and does not depend on that window;
+- yield needs the trial pressure to exceed both the node's previous yield pressure and the
+  Bekker pressure at the current sinkage, so plastic sinkage never decreases (Chrono sets the
+  Bekker pressure whenever the trial exceeds the old yield, which for n < 1 and sinkage below
+  (K_phi/K)^(1/(1-n)) can raise the pressure above the trial and make z_p negative);
+- the normal pressure after damping is clamped at 0 (loose sand does not pull on a body lifting
+  off; Chrono lets it go negative, which also flips the shear stress to push along the slip);
+- below `slip_speed_regularisation_m_s` the shear direction is scaled down instead of being a
+  unit vector of a vanishing velocity (0 restores Chrono);
+- the surface of a node that leaves contact springs back by its elastic sinkage;
+- initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .bulldozing import bulldoze
+from .heightfield import (F_LEVEL, F_LEVEL_INITIAL, F_SHEAR, F_SIGMA, F_SIGMA_YIELD, F_SINKAGE,
+                          F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, I_BODY, I_LOADED_STEP, HeightField,
+                          node_slot)
+from .params import ScmParams
+from .raycast import body_aabbs, cast_rays, hash_find, world_shape_poses
+from .shapes import BodyGeometry, check_body_state, pack_shapes
+
+_DI = (1, -1, 0, 0)
+_DJ = (0, 0, 1, -1)
+
+
+@njit(cache=True)
+def _hull_area_perimeter(points_i: np.ndarray, points_j: np.ndarray, scratch: np.ndarray) -> tuple[float, float]:
+    """Area and perimeter (grid units) of the convex hull of grid points sorted by (i, j)."""
+    n = points_i.shape[0]
+    if n < 3:
+        if n == 2:
+            length = math.hypot(points_i[1] - points_i[0], points_j[1] - points_j[0])
+            return 0.0, 2.0 * length
+        return 0.0, 0.0
+    size = 0
+    for k in range(n):   # lower hull (Andrew's monotone chain)
+        while size >= 2:
+            ax = points_i[scratch[size - 1]] - points_i[scratch[size - 2]]
+            ay = points_j[scratch[size - 1]] - points_j[scratch[size - 2]]
+            bx = points_i[k] - points_i[scratch[size - 2]]
+            by = points_j[k] - points_j[scratch[size - 2]]
+            if ax * by - ay * bx <= 0:
+                size -= 1
+            else:
+                break
+        scratch[size] = k
+        size += 1
+    lower = size + 1
+    for k in range(n - 2, -1, -1):   # upper hull
+        while size >= lower:
+            ax = points_i[scratch[size - 1]] - points_i[scratch[size - 2]]
+            ay = points_j[scratch[size - 1]] - points_j[scratch[size - 2]]
+            bx = points_i[k] - points_i[scratch[size - 2]]
+            by = points_j[k] - points_j[scratch[size - 2]]
+            if ax * by - ay * bx <= 0:
+                size -= 1
+            else:
+                break
+        scratch[size] = k
+        size += 1
+    area2 = 0.0
+    perimeter = 0.0
+    for k in range(size - 1):   # last entry repeats the first point
+        a = scratch[k]
+        b = scratch[k + 1]
+        area2 += points_i[a] * points_j[b] - points_i[b] * points_j[a]
+        perimeter += math.hypot(points_i[b] - points_i[a], points_j[b] - points_j[a])
+    return 0.5 * abs(area2), perimeter
+
+
+@njit(cache=True)
+def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray,
+                    hash_key: np.ndarray, hash_hit: np.ndarray, max_i: int, max_j: int, spacing: float,
+                    patch_of_hit: np.ndarray, patch_order: np.ndarray, patch_start: np.ndarray,
+                    patch_inv_b: np.ndarray, patch_area: np.ndarray) -> int:
+    """4-connected flood fill of the hit nodes; per patch 1/b = L / (2 A) from the convex hull of
+    its node points (0 for patches under 1e-6 m², as Chrono). Returns the number of patches."""
+    stride = max_j + 1
+    for k in range(n_hits):
+        hash_hit[hit_slots[k]] = k
+        patch_of_hit[k] = -1
+    n_patches = 0
+    n_ordered = 0
+    hull_scratch = np.empty(2 * n_hits + 2, dtype=np.int64)
+    for seed in range(n_hits):
+        if patch_of_hit[seed] != -1:
+            continue
+        p = n_patches
+        n_patches += 1
+        patch_start[p] = n_ordered
+        patch_of_hit[seed] = p
+        patch_order[n_ordered] = seed
+        n_ordered += 1
+        head = patch_start[p]
+        while head < n_ordered:
+            k = patch_order[head]
+            head += 1
+            for d in range(4):
+                ni = hit_i[k] + _DI[d]
+                nj = hit_j[k] + _DJ[d]
+                if ni < 0 or nj < 0 or ni > max_i or nj > max_j:
+                    continue
+                h = hash_find(ni * stride + nj, hash_key)
+                if h < 0:
+                    continue
+                m = hash_hit[h]
+                if patch_of_hit[m] != -1:
+                    continue
+                patch_of_hit[m] = p
+                patch_order[n_ordered] = m
+                n_ordered += 1
+        begin = patch_start[p]
+        members = patch_order[begin:n_ordered]
+        keys = np.empty(members.shape[0], dtype=np.int64)
+        for q in range(members.shape[0]):
+            keys[q] = hit_i[members[q]] * stride + hit_j[members[q]]
+        order = np.argsort(keys)
+        pi = np.empty(members.shape[0], dtype=np.float64)
+        pj = np.empty(members.shape[0], dtype=np.float64)
+        for q in range(members.shape[0]):
+            pi[q] = hit_i[members[order[q]]]
+            pj[q] = hit_j[members[order[q]]]
+        area, perimeter = _hull_area_perimeter(pi, pj, hull_scratch)
+        area *= spacing * spacing
+        perimeter *= spacing
+        patch_area[p] = area
+        patch_inv_b[p] = perimeter / (2.0 * area) if area >= 1e-6 else 0.0
+    patch_start[n_patches] = n_ordered
+    return n_patches
+
+
+@njit(cache=True)
+def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray, hash_z: np.ndarray,
+                hash_body: np.ndarray, patch_of_hit: np.ndarray, patch_inv_b: np.ndarray, min_x: float,
+                min_y: float, spacing: float, tile_dir: np.ndarray, node_f: np.ndarray, node_i: np.ndarray,
+                step: int, prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray, body_position: np.ndarray,
+                body_velocity: np.ndarray, body_omega: np.ndarray, kphi: float, kc: float, n_exp: float,
+                cohesion: float, tan_phi: float, janosi_k: float, elastic_k: float, damping_r: float, dt: float,
+                slip_regularisation: float, reset_shear: bool, out_force: np.ndarray, out_torque: np.ndarray) -> None:
+    """Per loaded node: sinkage, elastic/plastic pressure, damping, Janosi shear; sum per body."""
+    node_area = spacing * spacing
+    for q in range(n_prev):   # last step's loads are released; surface springs back elastically
+        r = prev_rows[q]
+        node_f[r, F_SIGMA] = 0.0
+        node_f[r, F_TAU] = 0.0
+        node_f[r, F_STEP_PLASTIC] = 0.0
+        node_f[r, F_SINKAGE] = node_f[r, F_SINKAGE_PLASTIC]
+        node_f[r, F_LEVEL] = node_f[r, F_LEVEL_INITIAL] - node_f[r, F_SINKAGE_PLASTIC]
+    out_force[:] = 0.0
+    out_torque[:] = 0.0
+    for k in range(n_hits):
+        h = hit_slots[k]
+        i = hit_i[k]
+        j = hit_j[k]
+        b = hash_body[h]
+        z_hit = hash_z[h]
+        s = node_slot(i, j, tile_dir)
+        loaded_rows[k] = s
+        sinkage = node_f[s, F_LEVEL_INITIAL] - z_hit
+        sinkage_plastic = node_f[s, F_SINKAGE_PLASTIC]
+        sigma = elastic_k * (sinkage - sinkage_plastic)   # > 0: only such nodes are hits
+        x = min_x + i * spacing
+        y = min_y + j * spacing
+        rx = x - body_position[b, 0]
+        ry = y - body_position[b, 1]
+        rz = z_hit - body_position[b, 2]
+        vx = body_velocity[b, 0] + body_omega[b, 1] * rz - body_omega[b, 2] * ry
+        vy = body_velocity[b, 1] + body_omega[b, 2] * rx - body_omega[b, 0] * rz
+        vz = body_velocity[b, 2] + body_omega[b, 0] * ry - body_omega[b, 1] * rx
+        slip = math.sqrt(vx * vx + vy * vy)
+        node_f[s, F_SHEAR] += slip * dt
+        step_plastic = 0.0
+        if sigma > node_f[s, F_SIGMA_YIELD]:
+            bekker = (kc * patch_inv_b[patch_of_hit[k]] + kphi) * sinkage ** n_exp
+            if sigma > bekker:   # on the yield curve: plastic flow
+                sigma = bekker
+                node_f[s, F_SIGMA_YIELD] = bekker
+                new_plastic = sinkage - bekker / elastic_k
+                step_plastic = new_plastic - sinkage_plastic
+                node_f[s, F_SINKAGE_PLASTIC] = new_plastic
+        sigma = max(0.0, sigma - damping_r * vz)
+        tau = (cohesion + sigma * tan_phi) * (1.0 - math.exp(-node_f[s, F_SHEAR] / janosi_k))
+        scale = tau * node_area / max(slip, slip_regularisation) if slip > 0.0 else 0.0
+        fx = -vx * scale
+        fy = -vy * scale
+        fz = sigma * node_area
+        out_force[b, 0] += fx
+        out_force[b, 1] += fy
+        out_force[b, 2] += fz
+        out_torque[b, 0] += ry * fz - rz * fy
+        out_torque[b, 1] += rz * fx - rx * fz
+        out_torque[b, 2] += rx * fy - ry * fx
+        node_f[s, F_SIGMA] = sigma
+        node_f[s, F_TAU] = tau
+        node_f[s, F_SINKAGE] = sinkage
+        node_f[s, F_STEP_PLASTIC] = step_plastic
+        node_f[s, F_LEVEL] = z_hit
+        node_i[s, I_LOADED_STEP] = step
+        node_i[s, I_BODY] = b
+    if reset_shear:
+        for q in range(n_prev):
+            if node_i[prev_rows[q], I_LOADED_STEP] != step:
+                node_f[prev_rows[q], F_SHEAR] = 0.0
+
+
+@dataclass(frozen=True)
+class ScmStepStats:
+    """What the last step did (for diagnostics and the benchmark)."""
+
+    ray_casts: int
+    hits: int
+    contact_patches: int
+    erosion_nodes: int
+    allocated_nodes: int
+    ray_casting_s: float
+    soil_update_s: float
+    bulldozing_s: float
+
+
+@dataclass(frozen=True)
+class HeightmapSnapshot:
+    """Deformed or loaded nodes (world frame): what terrain/heightmap publishes."""
+
+    x_m: np.ndarray
+    y_m: np.ndarray
+    z_m: np.ndarray
+    sinkage_m: np.ndarray           # total (elastic + plastic) where loaded, else plastic
+    plastic_sinkage_m: np.ndarray
+    pressure_pa: np.ndarray
+    loaded: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(10, int(math.ceil(math.log2(max(n, 1)))))
+
+
+class ScmTerrain:
+    """SCM soil under rigid bodies made of primitives.
+
+    Frames and units: world frame, z up; the patch is flat at `grid.reference_level_m`, centred
+    on `grid.center_xy_m`. `step` takes, for the n bodies given at construction (same order):
+    body-frame origin positions [n,3] m, rotations body-to-world [n,3,3], linear velocities of
+    the body origins [n,3] m/s and angular velocities [n,3] rad/s, both in world axes, and the
+    step dt_s; it returns the world force [n,3] N and the torque [n,3] N·m about each body's
+    ORIGIN exerted by the soil, and updates the soil. Loads come from the state at the start of
+    the step and are meant to be held over it (Chrono's explicit coupling).
+    """
+
+    def __init__(self, params: ScmParams, bodies: Sequence[BodyGeometry]) -> None:
+        self.params = params.validated()
+        self.shapes = pack_shapes(bodies)
+        grid = self.params.grid
+        self.n_bodies = len(bodies)
+        self.min_x_m = grid.center_xy_m[0] - 0.5 * grid.size_x_m
+        self.min_y_m = grid.center_xy_m[1] - 0.5 * grid.size_y_m
+        self.field = HeightField(grid.cells_x, grid.cells_y, grid.spacing_m, (self.min_x_m, self.min_y_m),
+                                 grid.reference_level_m)
+        self.max_level_m = grid.reference_level_m
+        self._step_index = 0
+        self._rim_mark_base = 0
+        n_shapes = self.shapes.kind.shape[0]
+        self._shape_center = np.zeros((n_shapes, 3))
+        self._shape_rotation = np.zeros((n_shapes, 3, 3))
+        self._aabb = np.zeros((self.n_bodies, 6))
+        self._force = np.zeros((self.n_bodies, 3))
+        self._torque = np.zeros((self.n_bodies, 3))
+        self._counters = np.zeros(2, dtype=np.int64)
+        self._prev_rows = np.zeros(0, dtype=np.int64)
+        self._n_prev = 0
+        self._alloc_hits(1024)
+        self._alloc_domain(4096)
+        self.last_stats = ScmStepStats(0, 0, 0, 0, self.field.allocated_nodes, 0.0, 0.0, 0.0)
+
+    def _alloc_hits(self, capacity: int) -> None:
+        capacity = _pow2_at_least(capacity)
+        self._hash_key = np.full(capacity, -1, dtype=np.int64)
+        self._hash_z = np.zeros(capacity)
+        self._hash_body = np.zeros(capacity, dtype=np.int64)
+        self._hash_hit = np.zeros(capacity, dtype=np.int64)
+        self._hit_slots = np.zeros(capacity, dtype=np.int64)
+        self._hit_i = np.zeros(capacity, dtype=np.int64)
+        self._hit_j = np.zeros(capacity, dtype=np.int64)
+        self._patch_of_hit = np.zeros(capacity, dtype=np.int64)
+        self._patch_order = np.zeros(capacity, dtype=np.int64)
+        self._patch_start = np.zeros(capacity + 1, dtype=np.int64)
+        self._patch_inv_b = np.zeros(capacity)
+        self._patch_area = np.zeros(capacity)
+        self._loaded_rows = np.zeros(capacity, dtype=np.int64)
+        self._counters[0] = 0
+
+    def _alloc_domain(self, capacity: int) -> None:
+        self._domain_rows = np.zeros(capacity, dtype=np.int64)
+        self._domain_i = np.zeros(capacity, dtype=np.int64)
+        self._domain_j = np.zeros(capacity, dtype=np.int64)
+
+    @property
+    def spacing_m(self) -> float:
+        return self.params.grid.spacing_m
+
+    def patch_contains(self, xy_m: np.ndarray) -> np.ndarray:
+        """True where a world (x, y) lies on the soil patch (for the start-outside-patch check)."""
+        xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
+        grid = self.params.grid
+        return ((xy[:, 0] >= self.min_x_m) & (xy[:, 0] <= self.min_x_m + grid.size_x_m)
+                & (xy[:, 1] >= self.min_y_m) & (xy[:, 1] <= self.min_y_m + grid.size_y_m))
+
+    def step(self, position_m: np.ndarray, rotation: np.ndarray, linear_velocity_m_s: np.ndarray,
+             angular_velocity_rad_s: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """Soil wrenches on the bodies for this step: (force [n,3] N, torque about origin [n,3] N·m).
+
+        The returned arrays are reused by the next call: copy them if you keep them.
+        """
+        pos, rot, vel, omega = check_body_state(self.n_bodies, position_m, rotation, linear_velocity_m_s,
+                                                angular_velocity_rad_s)
+        p = self.params
+        grid = p.grid
+        soil = p.soil
+        field = self.field
+        self._step_index += 1
+        t0 = time.perf_counter()
+        world_shape_poses(pos, rot, self.shapes.position_m, self.shapes.rotation, self.shapes.body_start,
+                          self._shape_center, self._shape_rotation)
+        body_aabbs(self.shapes.kind, self.shapes.size_m, self._shape_center, self._shape_rotation,
+                   self.shapes.body_start, p.numerics.active_box_margin_m, self._aabb)
+        while True:
+            n_hits = cast_rays(self.shapes.kind, self.shapes.size_m, self._shape_center, self._shape_rotation,
+                               self.shapes.body_start, self._aabb, self.min_x_m, self.min_y_m, grid.spacing_m,
+                               field.max_i, field.max_j, grid.reference_level_m, self.max_level_m,
+                               p.numerics.ray_window_up_m, p.numerics.ray_window_down_m, field.tile_dir,
+                               field.node_f, self._hash_key, self._hash_z, self._hash_body, self._hit_slots,
+                               self._hit_i, self._hit_j, self._counters)
+            if n_hits >= 0:
+                break
+            self._alloc_hits(4 * -n_hits)
+        t1 = time.perf_counter()
+        bulldozing = p.bulldozing
+        radius = bulldozing.erosion_propagations + 2 if bulldozing.enabled else 0
+        field.ensure_allocated(self._hit_i, self._hit_j, n_hits, radius)
+        n_patches = contact_patches(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_key,
+                                    self._hash_hit, field.max_i, field.max_j, grid.spacing_m, self._patch_of_hit,
+                                    self._patch_order, self._patch_start, self._patch_inv_b, self._patch_area)
+        soil_forces(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_z, self._hash_body,
+                    self._patch_of_hit, self._patch_inv_b, self.min_x_m, self.min_y_m, grid.spacing_m,
+                    field.tile_dir, field.node_f, field.node_i, self._step_index, self._prev_rows, self._n_prev,
+                    self._loaded_rows, pos, vel, omega, soil.bekker_kphi_pa_m_n, soil.bekker_kc_pa_m_n1,
+                    soil.bekker_n, soil.mohr_cohesion_pa, math.tan(math.radians(soil.mohr_friction_deg)),
+                    soil.janosi_shear_m, soil.elastic_k_pa_m, soil.damping_r_pa_s_m, dt_s,
+                    p.numerics.slip_speed_regularisation_m_s, p.numerics.reset_shear_on_release,
+                    self._force, self._torque)
+        # Swap the loaded-row lists: this step's loads are released at the start of the next.
+        self._prev_rows, self._loaded_rows = self._loaded_rows, self._prev_rows
+        if self._loaded_rows.shape[0] < self._prev_rows.shape[0]:
+            self._loaded_rows = np.zeros(self._prev_rows.shape[0], dtype=np.int64)
+        self._n_prev = n_hits
+        t2 = time.perf_counter()
+        n_domain = 0
+        if bulldozing.enabled and n_patches > 0:
+            bound = n_hits * (2 * bulldozing.erosion_propagations + 3) ** 2
+            if self._domain_rows.shape[0] < bound:
+                self._alloc_domain(max(bound, 2 * self._domain_rows.shape[0]))
+            n_domain, self.max_level_m = bulldoze(
+                self._patch_order, self._patch_start, n_patches, self._hit_i, self._hit_j, field.max_i,
+                field.max_j, field.tile_dir, field.node_f, field.node_i, self._step_index, self._rim_mark_base,
+                bulldozing.flow_factor, bulldozing.erosion_propagations, bulldozing.erosion_iterations,
+                grid.spacing_m * math.tan(math.radians(bulldozing.erosion_angle_deg)), self._domain_rows,
+                self._domain_i, self._domain_j, self.max_level_m)
+            self._rim_mark_base += n_patches
+        t3 = time.perf_counter()
+        self.last_stats = ScmStepStats(int(self._counters[1]), n_hits, n_patches, n_domain, field.allocated_nodes,
+                                       t1 - t0, t2 - t1, t3 - t2)
+        return self._force, self._torque
+
+    def heightmap(self) -> HeightmapSnapshot:
+        """Every node that differs from the undeformed soil or carries load now."""
+        field = self.field
+        i, j, rows = field.allocated_node_indices()
+        f = field.node_f[rows]
+        loaded = field.node_i[rows, I_LOADED_STEP] == self._step_index
+        deformed = (loaded | (f[:, F_SINKAGE_PLASTIC] != 0.0)
+                    | (f[:, F_LEVEL_INITIAL] != self.params.grid.reference_level_m))
+        x, y = field.node_xy_m(i[deformed], j[deformed])
+        return HeightmapSnapshot(x_m=x, y_m=y, z_m=f[deformed, F_LEVEL], sinkage_m=f[deformed, F_SINKAGE],
+                                 plastic_sinkage_m=f[deformed, F_SINKAGE_PLASTIC],
+                                 pressure_pa=f[deformed, F_SIGMA], loaded=loaded[deformed], i=i[deformed],
+                                 j=j[deformed])
+
+    def soil_volume_m3(self) -> float:
+        """Volume of soil above the reference level (negative for a net rut), elastic part excluded:
+        Σ (level_initial - z_plastic - reference) Δ² over the stored nodes (others are undeformed)."""
+        _, _, rows = self.field.allocated_node_indices()
+        f = self.field.node_f[rows]
+        height = f[:, F_LEVEL_INITIAL] - f[:, F_SINKAGE_PLASTIC] - self.params.grid.reference_level_m
+        return float(height.sum() * self.spacing_m ** 2)
