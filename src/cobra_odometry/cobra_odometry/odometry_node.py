@@ -20,9 +20,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -182,7 +180,6 @@ class OdometryNode(Node):
         self.add_post_set_parameters_callback(self._apply_parameters)
 
         self._lock = threading.Lock()
-        self._io_group = MutuallyExclusiveCallbackGroup()
         self._event_counts: dict[str, int] = {}
         self._last_event: dict[str, str] = {}
         # one logger object per event kind: rclpy throttles per logger and call site, and each
@@ -280,7 +277,7 @@ class OdometryNode(Node):
         elif p['pose_source'] == 'file':
             if p['trajectory_mode'] == 'follow':
                 self._follower = TrajectoryFollower(p['trajectory_file'], p['trajectory_format'])
-                self.create_timer(p['trajectory_poll_s'], self._poll_trajectory, callback_group=self._io_group)
+                self.create_timer(p['trajectory_poll_s'], self._poll_trajectory)
             else:
                 try:
                     result = read_trajectory(p['trajectory_file'], p['trajectory_format'])
@@ -291,7 +288,7 @@ class OdometryNode(Node):
                     raise StartupError(f"{p['trajectory_file']}: no valid {p['trajectory_format']} "
                                        'poses (wrong trajectory_format?)')
                 self._replay = ReplayPacer(result.samples)
-                self.create_timer(p['trajectory_poll_s'], self._replay_tick, callback_group=self._io_group)
+                self.create_timer(p['trajectory_poll_s'], self._replay_tick)
         self.create_timer(0.05, self._check_stale)
         self.get_logger().info(
             f"odom from {p['pose_source']}"
@@ -408,7 +405,7 @@ class OdometryNode(Node):
         except (StreamSelectionError, RuntimeError) as error:
             raise StartupError(f'RealSense: {error}') from error
         # steady time: the watchdog judges the device's silence, whatever clock the node runs on
-        self.create_timer(CAMERA_WATCHDOG_PERIOD_S, self._camera_watchdog, callback_group=self._io_group,
+        self.create_timer(CAMERA_WATCHDOG_PERIOD_S, self._camera_watchdog,
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def _open_camera(self) -> None:
@@ -447,9 +444,8 @@ class OdometryNode(Node):
     def _camera_watchdog(self, now_s: float | None = None) -> None:
         """Decide what the camera needs; opening and closing run on a worker thread.
 
-        A USB device can take seconds to open or close: on an executor thread that would delay the
-        node's other callbacks and hold up the process's exit after SIGINT (executor threads are
-        joined at exit, the daemon worker is not).
+        A USB device can take seconds to open or close: in the executor that would hold up the
+        node's other callbacks and its stop after SIGINT (the daemon worker holds up nothing).
         """
         if self._camera_worker is not None and self._camera_worker.is_alive():
             return
@@ -625,22 +621,21 @@ class OdometryNode(Node):
                         f'{expected_name}: set pose_topic_type to match (PoseStamped | Odometry)')
 
 
-def spin_multithreaded(node: OdometryNode) -> None:
-    """Spin on two threads until SIGINT/SIGTERM (ros_entry.spin_node); then close the camera.
+def spin_then_close_camera(node: OdometryNode) -> None:
+    """Spin until SIGINT/SIGTERM (ros_entry.spin_node), then close the camera before the node goes.
 
-    Frame callbacks come on librealsense's threads and device open/close on a daemon worker, so
-    the executor's threads only run short callbacks and the process stops promptly.
+    One thread is enough: every callback is short (frames come on librealsense's threads, device
+    open/close on a daemon worker), and a single-threaded executor leaves no callback running on
+    a pool thread after the spin, against a node being destroyed.
     """
-    executor = MultiThreadedExecutor(num_threads=2, context=node.context)
     try:
-        spin_node(node, executor)
+        spin_node(node)
     finally:
         node.stop_camera()
-        executor.shutdown(timeout_sec=0.0)
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(OdometryNode, args, spin=spin_multithreaded)
+    return run_node(OdometryNode, args, spin=spin_then_close_camera)
 
 
 if __name__ == '__main__':

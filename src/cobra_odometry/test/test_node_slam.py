@@ -90,6 +90,10 @@ def test_topic_with_noise_loss_and_jump(start_node, test_node, spin) -> None:
             stale_before = sum(e.startswith('stale') for e in collector.events)
             assert spin(test_node, lambda: sum(e.startswith('stale') for e in collector.events) > stale_before
                         and any('LOST' in e for e in collector.events), 10.0), node.output()
+            # the loss lasts until OK is sent: the 1 Hz diagnostics report it meanwhile
+            assert spin(test_node, lambda: any(
+                d.level == DiagnosticStatus.WARN and 'stale' in d.message.lower() and 'LOST' in d.message
+                for d in collector.diagnostics), 5.0), [d.message for d in collector.diagnostics]
             state_pub.publish(Int32(data=int(TrackingState.OK)))
         pose_pub.publish(_pose_stamped(sample))
         spin(test_node, lambda: False, 0.01)  # ~100 poses/s: a loaded machine keeps up
@@ -107,8 +111,6 @@ def test_topic_with_noise_loss_and_jump(start_node, test_node, spin) -> None:
     kinds = [e.split(':')[0] for e in collector.events]
     assert {'stale', 'jump', 'recovered', 'tracking_state'} <= set(kinds), collector.events
     assert any('LOST' in e for e in collector.events)
-    assert any(d.level == DiagnosticStatus.WARN and ('stale' in d.message.lower() or 'LOST' in d.message)
-               for d in collector.diagnostics)
     odom = collector.odom
     assert odom[0].header.frame_id == 'odom' and odom[0].child_frame_id == 'base_link'
     positions = np.array([[m.pose.pose.position.x, m.pose.pose.position.y, m.pose.pose.position.z] for m in odom])
@@ -245,7 +247,9 @@ def test_stops_on_signal_with_sim_time_and_no_clock(start_node, test_node, spin,
     assert spin(test_node, lambda: 'odom from topic' in node.output(), 30.0), node.output()  # built, spinning
     os.killpg(node.process.pid, getattr(signal, stop_signal))
     assert node.process.wait(timeout=30) == 0, node.output()
-    assert 'Traceback' not in node.output()
+    # nothing ran against the destroyed node (a callback left on a pool thread printed
+    # 'The following exception was never retrieved: cannot use Destroyable ...')
+    assert 'Traceback' not in node.output() and 'never retrieved' not in node.output()
 
 
 def test_declare_parameters_on_a_bare_node(ros_env) -> None:
