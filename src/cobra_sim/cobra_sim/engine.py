@@ -108,7 +108,17 @@ class CobraSim:
             self.targets_rad[self._joint_index[name]] = value
 
     def set_torque_enabled(self, enabled: bool) -> None:
-        """Torque off makes the servos limp: no stiffness, no damping from the actuators."""
+        """Torque off makes the servos limp: no stiffness, no damping from the actuators.
+
+        Torque on does what the driver does before enabling: it re-reads the present joint
+        positions and makes them both the servo setpoint and the goal (hold), so the robot moves
+        again only on new commands, through the speed-limited setpoint, never by a snap to a goal
+        sent while it was limp.
+        """
+        if enabled and not self.torque_enabled:
+            present_rad = self.data.qpos[self._qpos_adr]
+            self.data.ctrl[self._actuator_ids] = present_rad
+            self.targets_rad[:] = present_rad
         scale = 1.0 if enabled else 0.0
         self.model.actuator_gainprm[self._actuator_ids, 0] = self._kp * scale
         self.model.actuator_biasprm[self._actuator_ids, :3] = self._bias * scale
@@ -117,10 +127,10 @@ class CobraSim:
     # --- stepping -------------------------------------------------------------------------
     def begin_control_period(self) -> None:
         """Move each servo setpoint toward its goal no faster than the servo's speed limit."""
-        max_change = self._max_speed * self.params.control_period_s
-        current = self.data.ctrl[self._actuator_ids]
-        self.data.ctrl[self._actuator_ids] = current + np.clip(self.targets_rad - current,
-                                                               -max_change, max_change)
+        ctrl = self.data.ctrl
+        current = ctrl[self._actuator_ids]
+        ctrl[self._actuator_ids] = current + np.clip(self.targets_rad - current,
+                                                     -self._max_change_rad, self._max_change_rad)
 
     def step_physics(self, nstep: int = 1) -> None:
         if not self.terrain.applies_wrenches:
@@ -164,15 +174,24 @@ class CobraSim:
         return self.data.qfrc_actuator[self._dof_adr].copy()
 
     def head_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """(position [m], quaternion w, x, y, z) of base_link in the world (= odom) frame."""
-        return self.data.xpos[self.root_body_id].copy(), self.data.xquat[self.root_body_id].copy()
+        """(position [m], unit quaternion w, x, y, z) of base_link in the world (= odom) frame at
+        `time_s` (the free joint's state, not the kinematics of the step before)."""
+        adr = self._root_qpos_adr
+        quaternion = self.data.qpos[adr + 3:adr + 7]
+        return self.data.qpos[adr:adr + 3].copy(), quaternion / np.linalg.norm(quaternion)
 
     def head_velocity_local(self) -> tuple[np.ndarray, np.ndarray]:
-        """(linear [m/s], angular [rad/s]) of base_link expressed in base_link."""
-        velocity = np.zeros(6)
-        mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
-                                 self.root_body_id, velocity, 1)
-        return velocity[3:], velocity[:3]
+        """(linear [m/s], angular [rad/s]) velocity of the base_link ORIGIN, both expressed in
+        base_link axes (REP 103/105: an odometry twist is in its child_frame_id), at `time_s`.
+
+        MuJoCo's free joint holds the origin's linear velocity in world axes and the angular
+        velocity already in the body's own axes.
+        """
+        adr = self._root_dof_adr
+        rotation = np.empty(9)
+        mujoco.mju_quat2Mat(rotation, self.head_pose()[1])
+        linear_world = self.data.qvel[adr:adr + 3]
+        return rotation.reshape(3, 3).T @ linear_world, self.data.qvel[adr + 3:adr + 6].copy()
 
     def center_of_mass(self) -> np.ndarray:
         return self.data.subtree_com[self.root_body_id].copy()
@@ -191,9 +210,10 @@ class CobraSim:
         """Robot bodies that have collision geometry, in the order of `contact_wrenches`."""
         return [self.model.body(int(i)).name for i in self._contact_body_ids]
 
-    def contact_wrenches(self) -> np.ndarray:
-        """[n_bodies, 6]: force [N] and torque about the COM [N·m] on each robot body from the
-        environment (not from other robot bodies), in world axes."""
+    def contact_wrenches_world(self) -> np.ndarray:
+        """[n_bodies, 6]: force [N] and torque about the link ORIGIN [N·m] on each robot body
+        (`robot_body_names` order) from the environment, not from other robot bodies, in world
+        axes. Contacts and link poses are those of the last physics step's start."""
         wrenches = np.zeros((self.model.nbody, 6))
         if self.data.ncon == 0:
             return wrenches[self._contact_body_ids]
@@ -209,9 +229,18 @@ class CobraSim:
         force = np.einsum('nji,nj->ni', contacts.frame[environment].reshape(-1, 3, 3), local[:, :3])
         force *= np.where(robot_is_geom2, 1.0, -1.0)[:, None]
         body = np.where(robot_is_geom2, bodies[environment, 1], bodies[environment, 0])
-        torque = np.cross(contacts.pos[environment] - self.data.xipos[body], force)
+        torque = np.cross(contacts.pos[environment] - self.data.xpos[body], force)
         np.add.at(wrenches, body, np.hstack([force, torque]))
         return wrenches[self._contact_body_ids]
+
+    def contact_wrenches(self) -> np.ndarray:
+        """[n_bodies, 6]: the same wrenches (force [N], torque about the link origin [N·m])
+        expressed in each link's own frame, so a WrenchStamped with frame_id = the link name
+        (`robot_body_names`) is drawn right by RViz and Foxglove."""
+        world = self.contact_wrenches_world()
+        to_link = self.data.xmat[self._contact_body_ids].reshape(-1, 3, 3)  # link-to-world
+        return np.hstack([np.einsum('nji,nj->ni', to_link, world[:, :3]),
+                          np.einsum('nji,nj->ni', to_link, world[:, 3:])])
 
     def body_state(self) -> BodyState:
         ids = self._robot_body_ids

@@ -115,7 +115,28 @@ def test_torque_off_leaves_the_joints_limp(robot):
     assert abs(sim.joint_position('joint_2')) < 0.1
     sim.set_torque_enabled(True)
     sim.run(1.0)
+    assert abs(sim.joint_position('joint_2')) < 0.1  # torque on holds; the goal sent while limp is dropped
+    sim.set_targets({'joint_2': 1.0})  # a new command moves it
+    sim.run(1.0)
     assert sim.joint_position('joint_2') == pytest.approx(1.0, abs=0.05)
+
+
+def test_torque_on_holds_the_present_pose_instead_of_snapping_to_the_goal(robot):
+    """As the driver does: re-read the present positions and hold them; no jump to a far goal."""
+    sim = make_sim(robot)
+    sim.set_torque_enabled(False)
+    sim.set_targets({name: 1.0 if i % 2 else -1.0 for i, name in enumerate(sim.joint_names)})
+    sim.run(0.5)
+    limp_rad = sim.joint_positions()
+    sim.set_torque_enabled(True)
+    peak_speed = np.zeros(len(sim.joint_names))
+    for _ in range(250):
+        sim.step_control_period()
+        peak_speed = np.maximum(peak_speed, np.abs(sim.joint_velocities()))
+    limits = np.array([robot.joint(name).limits.velocity_rad_s for name in sim.joint_names])
+    assert np.all(peak_speed <= limits)
+    np.testing.assert_allclose(sim.joint_positions(), limp_rad, atol=0.05)
+    np.testing.assert_allclose(sim.targets_rad, sim.joint_positions(), atol=0.05)
 
 
 def test_imu_at_rest_measures_gravity_and_no_rotation(robot):
@@ -129,8 +150,25 @@ def test_imu_at_rest_measures_gravity_and_no_rotation(robot):
 
 def test_ground_reaction_per_link_carries_the_weight_at_rest(robot):
     sim = make_sim(robot)
-    wrenches = sim.contact_wrenches()
+    world = sim.contact_wrenches_world()
     assert sim.robot_body_names == ['base_link'] + [f'link_{i}' for i in range(1, 12)]
-    assert wrenches[:, 2].sum() == pytest.approx(robot.total_mass_kg * 9.81, rel=0.01)
-    assert np.all(wrenches[:, 2] > 0.0)  # the straight robot lies on every module
-    assert np.abs(wrenches[:, :2]).max() < 0.5  # no sideways load at rest
+    assert world[:, 2].sum() == pytest.approx(robot.total_mass_kg * 9.81, rel=0.01)
+    assert np.all(world[:, 2] > 0.0)  # the straight robot lies on every module
+    assert np.abs(world[:, :2]).max() < 0.5  # no sideways load at rest
+
+
+def test_link_frame_wrenches_rotated_to_world_balance_the_weight_about_the_com(robot):
+    """Each wrench is at its link's origin in the link's axes: rotated back to world and moved to
+    the robot's COM, the ground reaction cancels gravity, forces and moments (robot at rest)."""
+    sim = make_sim(robot)
+    local = sim.contact_wrenches()
+    ids = [sim.model.body(name).id for name in sim.robot_body_names]
+    to_world = sim.data.xmat[ids].reshape(-1, 3, 3)
+    force = np.einsum('nij,nj->ni', to_world, local[:, :3])
+    torque = np.einsum('nij,nj->ni', to_world, local[:, 3:])
+    weight_n = robot.total_mass_kg * 9.81
+    np.testing.assert_allclose(force.sum(axis=0), [0.0, 0.0, weight_n], atol=0.01 * weight_n)
+    np.testing.assert_allclose(force, sim.contact_wrenches_world()[:, :3], atol=1e-9)
+    arms = sim.data.xpos[ids] - sim.center_of_mass()
+    moment_about_com = (np.cross(arms, force) + torque).sum(axis=0)
+    np.testing.assert_allclose(moment_about_com, 0.0, atol=0.01 * weight_n * 0.01)  # < 1 % of W·1 cm
