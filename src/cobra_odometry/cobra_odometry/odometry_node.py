@@ -8,7 +8,6 @@ camera_reconnect).
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from dataclasses import fields, replace
@@ -36,18 +35,16 @@ from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
 from cobra_odometry.imu_interpolation import ImuSample, ImuUniter
 from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, OdometryEstimator,
                                           OdometryEvent)
+from cobra_odometry.parameter_checks import POSE_SOURCES, parameter_problem
 from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError,
                                              ImageFrame, MotionFrame, RealSenseSource,
                                              StreamConfig, StreamSelectionError, is_recording)
 from cobra_odometry.replay_pacing import ReplayPacer
-from cobra_odometry.trajectory_formats import (FORMATS, LineIssue, PoseSample, TrajectoryFollower,
-                                               read_trajectory)
+from cobra_odometry.trajectory_formats import LineIssue, PoseSample, TrajectoryFollower, read_trajectory
 from cobra_odometry.transforms import (CameraToBase, QuaternionError, checked_unit_quaternion,
                                        matrix_to_quaternion, optical_frame_of, pose_matrix)
 
 POSE_TYPES = {'PoseStamped': PoseStamped, 'Odometry': Odometry}
-POSE_SOURCES = ('topic', 'file', 'none')
-TRAJECTORY_MODES = ('follow', 'replay')
 # latched: a logger or test that subscribes late still gets the last 100 events
 EVENT_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -57,8 +54,6 @@ ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
 ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
 CAMERA_WATCHDOG_PERIOD_S = 0.2
-# the sim's rule: words each followed by '/', no leading slash (tf2); 'cobra/' -> 'cobra/odom'
-FRAME_PREFIX_PATTERN = re.compile(r'([A-Za-z_][A-Za-z0-9_]*/)*')
 
 
 def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
@@ -138,36 +133,10 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             f'odom estimator: {name} (see README)', float_range=(0.0, 1e6)))
         for name in ESTIMATOR_PARAMETERS}))
     p['device'] = str(p['device'])  # a numeric serial arrives as an integer
-    _check_startup_parameters(p)
+    problem = parameter_problem(p)
+    if problem is not None:
+        raise StartupError(problem)
     return p
-
-
-def _check_startup_parameters(p: dict[str, Any]) -> None:
-    checks = [
-        (p['pose_source'] in POSE_SOURCES, f"pose_source must be one of {POSE_SOURCES}; got {p['pose_source']!r}"),
-        (p['pose_topic_type'] in POSE_TYPES,
-         f"pose_topic_type must be one of {tuple(POSE_TYPES)}; got {p['pose_topic_type']!r}"),
-        (p['trajectory_format'] in FORMATS,
-         f"trajectory_format must be one of {FORMATS}; got {p['trajectory_format']!r}"),
-        (p['trajectory_mode'] in TRAJECTORY_MODES,
-         f"trajectory_mode must be one of {TRAJECTORY_MODES}; got {p['trajectory_mode']!r}"),
-        (p['pose_source'] != 'file' or p['trajectory_file'],
-         'pose_source:=file needs trajectory_file:=<ORB-SLAM3 trajectory>'),
-        (p['retry_max_s'] >= p['retry_initial_s'],
-         f"retry_max_s ({p['retry_max_s']}) must be >= retry_initial_s ({p['retry_initial_s']})"),
-        (p['max_twist_gap_s'] > 0.0, f"max_twist_gap_s must be > 0; got {p['max_twist_gap_s']}"),
-        (FRAME_PREFIX_PATTERN.fullmatch(p['frame_prefix']) is not None,
-         f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of letters, digits "
-         "and '_' each followed by '/', e.g. frame_prefix:=cobra/ ('' = none)"),
-    ]
-    if p['camera_enabled'] and not is_recording(p['device']):
-        checks += [(p['gyro_fps'] in GYRO_RATES_HZ,
-                    f"gyro_fps must be one of {GYRO_RATES_HZ} (D435i); got {p['gyro_fps']}"),
-                   (p['accel_fps'] in ACCEL_RATES_HZ,
-                    f"accel_fps must be one of {ACCEL_RATES_HZ} (D435i); got {p['accel_fps']}")]
-    for ok, message in checks:
-        if not ok:
-            raise StartupError(message)
 
 
 class OdometryNode(Node):
@@ -468,7 +437,8 @@ class OdometryNode(Node):
                 source, self._source = self._source, None
             if source is not None:
                 source.close()
-            self._camera_failed(f'no IMU frame for {silence_s:.1f} s (camera unplugged or USB reset)')
+            if not self._camera_stopping:
+                self._camera_failed(f'no IMU frame for {silence_s:.1f} s (camera unplugged or USB reset)')
             return
         try:
             self._open_camera()
