@@ -81,7 +81,8 @@ def test_dropped_module_settles_with_the_paper_damping(mass_kg):
     static_m = paper_static_depth_m(mass_kg)
 
     touchdown = int(np.argmax(depth_m > 0.0))
-    assert touchdown == int(np.argmax(reference_m > 0.0))
+    # the 1 ms semi-implicit Euler free fall lands up to one step before the exact one
+    assert abs(touchdown - int(np.argmax(reference_m > 0.0))) <= 1
     # overdamped (ζ ≫ 1): no rebound, the module stays on the ground after touching it
     assert reference_m[touchdown:].min() > 0.0
     assert depth_m[touchdown:].min() > 0.0

@@ -5,8 +5,12 @@ Per contact point i (gap g = z - ground, δ = max(0, -g), normal = world z):
     f_T^prop = -k_t σ - d_t u_T,   f_T = Proj_{‖f‖ ≤ μ f_N}(f_T^prop)
     σ ← σ + h u_T        while sticking (‖f_T^prop‖ ≤ μ f_N),
     σ ← (1 - h α) σ      while sliding or out of contact,
-with μ = μ_s up to the critical slip speed v_c and μ_d above 1.5 v_c (smoothstep between),
-the static/dynamic friction of the thesis's §7 rigid-ground model. Forces come from the state
+with the static/dynamic friction of the thesis's §7 rigid-ground model: a sticking point breaks
+away when ‖f_T^prop‖ > μ_s f_N; while it slides the cap is μ(|u_T|) = μ_s up to the critical
+slip speed v_c and μ_d above 1.5 v_c (smoothstep between), so it re-sticks only once slow.
+(A single speed-dependent μ for the stick test would let the spring's own start-up transient,
+faster than v_c = 1 mm/s, break every contact loose: a block would never stay on a slope
+steeper than μ_d.) Forces come from the state
 at the start of the step (explicit coupling), so each body's total damping is capped at
 explicit_damping_cap · m / dt (see CompliantParams).
 
@@ -97,7 +101,7 @@ def friction_coefficient(slip_speed: float, mu_static: float, mu_dynamic: float,
 @njit(cache=True)
 def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: np.ndarray,
                      body_velocity: np.ndarray, body_omega: np.ndarray, body_mass: np.ndarray,
-                     spring: np.ndarray, ground_z: float, kn: float, dn: float, kt: float, dt_coeff: float,
+                     spring: np.ndarray, sliding: np.ndarray, ground_z: float, kn: float, dn: float, kt: float, dt_coeff: float,
                      mu_static: float, mu_dynamic: float, critical_speed: float, decay_rate: float,
                      damping_cap: float, h: float, contact_count: np.ndarray, in_contact: np.ndarray,
                      out_force: np.ndarray, out_torque: np.ndarray) -> int:
@@ -116,6 +120,7 @@ def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: 
         if not in_contact[q]:
             spring[q, 0] *= decay
             spring[q, 1] *= decay
+            sliding[q] = False
             continue
         b = point_body[q]
         limit = damping_cap * body_mass[b] / (h * contact_count[b])
@@ -132,14 +137,19 @@ def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: 
         px = -kt * spring[q, 0] - dt_eff * ux
         py = -kt * spring[q, 1] - dt_eff * uy
         trial = math.sqrt(px * px + py * py)
-        mu = friction_coefficient(math.sqrt(ux * ux + uy * uy), mu_static, mu_dynamic, critical_speed)
+        if sliding[q]:
+            mu = friction_coefficient(math.sqrt(ux * ux + uy * uy), mu_static, mu_dynamic, critical_speed)
+        else:
+            mu = mu_static
         cap = mu * fn
         if trial <= cap:
             fx = px
             fy = py
             spring[q, 0] += h * ux
             spring[q, 1] += h * uy
+            sliding[q] = False
         else:
+            sliding[q] = True
             fx = px * cap / trial
             fy = py * cap / trial
             spring[q, 0] *= decay
@@ -171,6 +181,7 @@ class CompliantGround:
         self.points_m = np.zeros((n_points, 3))
         self.spring_m = np.zeros((n_points, 2))     # σ per contact point, world x/y [m]
         self.in_contact = np.zeros(n_points, dtype=np.bool_)
+        self.sliding = np.zeros(n_points, dtype=np.bool_)
         self._contact_count = np.zeros(self.n_bodies, dtype=np.int64)
         n_shapes = self.shapes.kind.shape[0]
         self._center = np.zeros((n_shapes, 3))
@@ -190,7 +201,7 @@ class CompliantGround:
         contact_points(self.shapes.kind, self.shapes.size_m, self._center, self._rotation, self._point_start,
                        self.points_m)
         self.contacts = compliant_forces(
-            self.points_m, self._point_body, pos, vel, omega, self.shapes.mass_kg, self.spring_m,
+            self.points_m, self._point_body, pos, vel, omega, self.shapes.mass_kg, self.spring_m, self.sliding,
             p.ground_level_m, p.normal_stiffness_n_m, p.normal_damping_n_s_m, p.tangential_stiffness_n_m,
             p.tangential_damping_n_s_m, p.friction_static, p.friction_dynamic, p.critical_slip_speed_m_s,
             p.spring_decay_rate_1_s, p.explicit_damping_cap, dt_s, self._contact_count, self.in_contact,
