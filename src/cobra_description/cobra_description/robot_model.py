@@ -38,9 +38,10 @@ class Pose:
 
 @dataclass(frozen=True)
 class Geometry:
-    kind: str  # 'box' | 'cylinder' | 'sphere'
-    size: tuple[float, ...]  # box: full extents xyz; cylinder: (radius, length); sphere: (radius,)
+    kind: str  # 'box' | 'cylinder' | 'sphere' | 'mesh'
+    size: tuple[float, ...]  # box: full extents xyz; cylinder: (radius, length); sphere: (radius,); mesh: scale xyz
     origin: Pose
+    filename: str = ''  # mesh only: the URDF's filename (package://, file:// or relative to the URDF)
 
 
 @dataclass(frozen=True)
@@ -166,11 +167,14 @@ class RobotModel:
         for link_name, link in self.links.items():
             origin = self._root_to(link_name, None)
             for shape in link.collisions:
-                centre = (origin @ shape.origin.matrix())[:3, :]
-                half = _half_extent_along_axis(shape)
-                axis = centre[:3, :3] @ half
-                points.append(centre[:3, 3] + axis)
-                points.append(centre[:3, 3] - axis)
+                frame = origin @ shape.origin.matrix()
+                if shape.kind == 'mesh':
+                    vertices = read_mesh_vertices(resolve_resource(shape.filename, self.source)) * shape.size
+                    points.extend(vertices @ frame[:3, :3].T + frame[:3, 3])
+                    continue
+                axis = frame[:3, :3] @ _half_extent_along_axis(shape)
+                points.append(frame[:3, 3] + axis)
+                points.append(frame[:3, 3] - axis)
         if not points:
             raise RobotModelError('the URDF has no collision geometry to measure')
         xs = np.array(points)[:, 0]
@@ -183,6 +187,67 @@ def _half_extent_along_axis(shape: Geometry) -> np.ndarray:
     if shape.kind == 'box':
         return np.array(shape.size) / 2
     return np.array([shape.size[0], 0.0, 0.0])
+
+
+def resolve_resource(uri: str, urdf_path: Path | None) -> Path:
+    """The file a URDF resource names: package://<pkg>/<path> through the ament index (the
+    installed share directory of <pkg>), file://<absolute path>, or a path relative to the URDF."""
+    if uri.startswith('package://'):
+        package, _, relative = uri[len('package://'):].partition('/')
+        try:
+            from ament_index_python.packages import get_package_share_directory
+            share = Path(get_package_share_directory(package))
+        except (ImportError, LookupError, ValueError, OSError) as error:
+            raise RobotModelError(
+                f"mesh '{uri}': package '{package}' is not found in the ament index ({error}); "
+                f'build and source the workspace that installs it, or use a file path') from error
+        path = share / relative
+    elif uri.startswith('file://'):
+        path = Path(uri[len('file://'):])
+    else:
+        path = Path(uri)
+        if not path.is_absolute():
+            path = (urdf_path.parent if urdf_path is not None else Path.cwd()) / path
+    if not path.is_file():
+        raise RobotModelError(f"mesh '{uri}' resolves to {path}, which does not exist: fix the "
+                              f'filename or install the package that holds it')
+    return path
+
+
+def read_mesh_vertices(path: Path) -> np.ndarray:
+    """[n, 3] vertices of a binary or ASCII STL or a Wavefront OBJ file, in the file's units."""
+    data = path.read_bytes()
+    suffix = path.suffix.lower()
+    if suffix == '.obj':
+        rows = [line.split()[1:4] for line in data.decode('utf-8', 'replace').splitlines()
+                if line.startswith('v ')]
+        vertices = np.array(rows, dtype=float).reshape(-1, 3)
+    elif suffix == '.stl':
+        if is_ascii_stl(data):
+            rows = [line.split()[1:4] for line in data.decode('ascii', 'replace').splitlines()
+                    if line.strip().startswith('vertex')]
+            vertices = np.array(rows, dtype=float).reshape(-1, 3)
+        else:
+            count = int.from_bytes(data[80:84], 'little')
+            if len(data) < 84 + 50 * count:
+                raise RobotModelError(f'mesh {path}: binary STL shorter than its {count} triangles')
+            records = np.frombuffer(data, dtype=np.dtype([('normal', '<f4', 3), ('vertices', '<f4', (3, 3)),
+                                                         ('attribute', '<u2')]), count=count, offset=84)
+            vertices = records['vertices'].reshape(-1, 3).astype(float)
+    else:
+        raise RobotModelError(f"mesh {path}: unsupported format '{suffix}': use STL or OBJ")
+    if len(vertices) == 0:
+        raise RobotModelError(f'mesh {path} has no vertices')
+    return vertices
+
+
+def is_ascii_stl(data: bytes) -> bool:
+    """ASCII STL starts with 'solid' and its size does not match the binary triangle count."""
+    if not data[:5].lower() == b'solid':
+        return False
+    if len(data) >= 84 and len(data) == 84 + 50 * int.from_bytes(data[80:84], 'little'):
+        return False  # a binary file whose 80-byte header happens to start with 'solid'
+    return True
 
 
 def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -229,7 +294,11 @@ def _geometry(element: ET.Element) -> Geometry | None:
         return Geometry('cylinder', (float(shape.get('radius')), float(shape.get('length'))), origin)
     if shape.tag == 'sphere':
         return Geometry('sphere', (float(shape.get('radius')),), origin)
-    raise RobotModelError(f"unsupported collision geometry '{shape.tag}': use box, cylinder or sphere")
+    if shape.tag == 'mesh':
+        if not shape.get('filename'):
+            raise RobotModelError('a collision <mesh> has no filename attribute')
+        return Geometry('mesh', _floats(shape.get('scale'), 3, 1.0), origin, shape.get('filename'))
+    raise RobotModelError(f"unsupported collision geometry '{shape.tag}': use box, cylinder, sphere or mesh")
 
 
 def parse_urdf(text: str, source: Path | None = None) -> RobotModel:

@@ -195,10 +195,48 @@ def test_wrong_root_element_raises():
 
 
 def test_unsupported_collision_geometry_raises():
-    body = ('<link name="a"><collision><geometry><mesh filename="x.stl"/></geometry>'
+    body = ('<link name="a"><collision><geometry><capsule radius="0.1" length="0.2"/></geometry>'
             '</collision></link>')
-    with pytest.raises(RobotModelError, match="unsupported collision geometry 'mesh'"):
+    with pytest.raises(RobotModelError, match="unsupported collision geometry 'capsule'"):
         parse_urdf(_urdf(body))
+
+
+def write_ascii_stl(path: Path, vertices: np.ndarray) -> None:
+    """One facet per consecutive vertex triple."""
+    facets = ''.join('facet normal 0 0 1\n outer loop\n' + ''.join(f'  vertex {x} {y} {z}\n' for x, y, z in tri)
+                     + ' endloop\nendfacet\n' for tri in vertices.reshape(-1, 3, 3))
+    path.write_text(f'solid test\n{facets}endsolid test\n')
+
+
+def write_binary_stl(path: Path, vertices: np.ndarray) -> None:
+    triangles = vertices.reshape(-1, 3, 3).astype('<f4')
+    records = b''.join(np.zeros(3, '<f4').tobytes() + tri.tobytes() + b'\0\0' for tri in triangles)
+    path.write_bytes(b'solid but binary'.ljust(80, b' ') + len(triangles).to_bytes(4, 'little') + records)
+
+
+TETRAHEDRON = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 0], [1, 0, 0], [0, 0, 1],
+                        [0, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+
+
+@pytest.mark.parametrize('writer', [write_ascii_stl, write_binary_stl])
+def test_mesh_collision_is_read_with_its_scale_relative_to_the_urdf(tmp_path, writer):
+    (tmp_path / 'meshes').mkdir()
+    writer(tmp_path / 'meshes' / 'part.stl', TETRAHEDRON)
+    urdf = tmp_path / 'robot.urdf'
+    urdf.write_text(_urdf('<link name="a"><collision><origin xyz="0.5 0 0"/><geometry>'
+                          '<mesh filename="meshes/part.stl" scale="0.2 1 1"/></geometry></collision></link>'))
+    model = load_robot_model(urdf)
+    shape = model.links['a'].collisions[0]
+    assert (shape.kind, shape.size, shape.filename) == ('mesh', (0.2, 1.0, 1.0), 'meshes/part.stl')
+    assert model.chain_length_m() == pytest.approx(0.2)  # x from 0.5 to 0.7
+
+
+def test_missing_mesh_file_is_named(tmp_path):
+    urdf = tmp_path / 'robot.urdf'
+    urdf.write_text(_urdf('<link name="a"><collision><geometry><mesh filename="nowhere.stl"/>'
+                          '</geometry></collision></link>'))
+    with pytest.raises(RobotModelError, match='nowhere.stl.*does not exist'):
+        load_robot_model(urdf).chain_length_m()
 
 
 def test_wrong_number_count_in_origin_raises():

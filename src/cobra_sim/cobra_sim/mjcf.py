@@ -1,19 +1,23 @@
 """MJCF generated from the robot's URDF model: no second hand-written model of COBRA.
 
-Links become nested bodies with the URDF inertials and collision shapes; revolute joints become
-hinges driven by position servos; fixed child frames (camera, IMU) become sites of their parent
-body. The root link floats on a free joint.
+Links become nested bodies with the URDF inertials and collision shapes (primitives, or STL/OBJ
+meshes resolved through package://, file:// or the URDF's directory); revolute joints become
+hinges driven by position servos; links on fixed joints (camera, IMU, a bracket with its own
+mass) are lumped into their parent body: one inertial (parallel-axis sum), their geoms, and a
+site per link frame. The root link floats on a free joint. Inertia never comes from geometry.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from cobra_description.robot_model import Geometry, Joint, Pose, RobotModel
+from cobra_description.robot_model import (Geometry, Joint, Pose, RobotModel, RobotModelError, is_ascii_stl,
+                                           read_mesh_vertices, resolve_resource)
 from cobra_sim.terrain import TerrainModel
 
 
@@ -43,18 +47,56 @@ def _pose_attrs(transform: np.ndarray) -> str:
     return f'pos="{_fmt(transform[:3, 3])}" quat="{_fmt(quat_wxyz(transform[:3, :3]))}"'
 
 
-def _geom_xml(link_name: str, index: int, shape: Geometry, attributes: dict[str, str],
-              offset: np.ndarray) -> str:
+def _geom_xml(name: str, shape: Geometry, attributes: dict[str, str], offset: np.ndarray,
+              mesh_name: str = '') -> str:
     transform = offset @ shape.origin.matrix()
-    if shape.kind == 'cylinder':
-        size = f'{shape.size[0]:.9g} {shape.size[1] / 2:.9g}'
+    if shape.kind == 'mesh':
+        shape_attrs = f'type="mesh" mesh="{mesh_name}"'
+    elif shape.kind == 'cylinder':
+        shape_attrs = f'type="cylinder" size="{shape.size[0]:.9g} {shape.size[1] / 2:.9g}"'
     elif shape.kind == 'box':
-        size = _fmt(np.array(shape.size) / 2)
+        shape_attrs = f'type="box" size="{_fmt(np.array(shape.size) / 2)}"'
     else:
-        size = f'{shape.size[0]:.9g}'
+        shape_attrs = f'type="{shape.kind}" size="{shape.size[0]:.9g}"'
     extra = ' '.join(f'{k}={quoteattr(v)}' for k, v in attributes.items())
-    return (f'<geom name="{link_name}_collision_{index}" type="{shape.kind}" size="{size}" '
-            f'{_pose_attrs(transform)} {extra}/>')
+    return f'<geom name="{name}" {shape_attrs} {_pose_attrs(transform)} {extra}/>'
+
+
+def mesh_asset_xml(name: str, shape: Geometry, urdf_path: Path | None) -> str:
+    """<mesh> asset for a URDF mesh: MuJoCo reads binary STL and OBJ files itself; ASCII STL,
+    which it cannot read, goes in as inline vertices (collision uses the convex hull anyway)."""
+    path = resolve_resource(shape.filename, urdf_path)
+    scale = f'scale="{_fmt(shape.size)}"'
+    if path.suffix.lower() == '.stl' and is_ascii_stl(path.read_bytes()):
+        vertices = np.unique(read_mesh_vertices(path), axis=0)
+        return f'<mesh name="{name}" vertex="{_fmt(vertices.ravel())}" {scale}/>'
+    if path.suffix.lower() not in ('.stl', '.obj'):
+        raise RobotModelError(f"mesh '{shape.filename}': unsupported format '{path.suffix}': use STL or OBJ")
+    return f'<mesh name="{name}" file={quoteattr(str(path))} {scale}/>'
+
+
+@dataclass
+class _LumpedBody:
+    """What one MuJoCo body holds: a link and every link fixed to it (URDF fixed joints)."""
+
+    masses_kg: list[float] = field(default_factory=list)
+    centres_m: list[np.ndarray] = field(default_factory=list)   # in body axes
+    inertias: list[np.ndarray] = field(default_factory=list)    # about each centre, body axes
+    geoms: list[tuple[str, Geometry, np.ndarray, str]] = field(default_factory=list)  # name, shape, frame, mesh
+    sites: list[str] = field(default_factory=list)
+
+    def inertial_xml(self) -> str:
+        """One <inertial>: total mass, common centre, parallel-axis sum of the parts' inertias."""
+        mass = sum(self.masses_kg)
+        if mass <= 0.0:
+            return ''
+        centre = sum(m * c for m, c in zip(self.masses_kg, self.centres_m)) / mass
+        inertia = np.zeros((3, 3))
+        for m, c, tensor in zip(self.masses_kg, self.centres_m, self.inertias):
+            arm = c - centre
+            inertia += tensor + m * (arm @ arm * np.eye(3) - np.outer(arm, arm))
+        full_inertia = inertia[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]]  # xx yy zz xy xz yz
+        return f'<inertial pos="{_fmt(centre)}" mass="{mass:.9g}" fullinertia="{_fmt(full_inertia)}"/>'
 
 
 def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
@@ -64,26 +106,42 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
     actuators: list[str] = []
+    assets: list[str] = []
 
-    def body_contents(link_name: str, offset: np.ndarray) -> list[str]:
-        """Inertial, geoms and sites of a link (and of links fixed to it), then moving children."""
+    def lump(link_name: str, offset: np.ndarray, body: _LumpedBody, moving: list[tuple[Joint, np.ndarray]]) -> None:
+        """Add a link and its fixed descendants to `body`; collect the moving joints below them."""
         link = robot.links[link_name]
-        lines: list[str] = []
         if link.inertial is not None and link.inertial.mass_kg > 0.0:
             frame = offset @ link.inertial.origin.matrix()
-            inertia = frame[:3, :3] @ link.inertial.inertia @ frame[:3, :3].T
-            full_inertia = inertia[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]]  # xx yy zz xy xz yz
-            lines.append(f'<inertial pos="{_fmt(frame[:3, 3])}" mass="{link.inertial.mass_kg:.9g}" '
-                         f'fullinertia="{_fmt(full_inertia)}"/>')
-            for index, shape in enumerate(link.collisions):
-                lines.append(_geom_xml(link_name, index, shape,
-                                       terrain.robot_geom_attributes(link.inertial.mass_kg, timestep_s), offset))
-        lines.append(f'<site name="{link_name}" {_pose_attrs(offset)} size="0.005"/>')
+            body.masses_kg.append(link.inertial.mass_kg)
+            body.centres_m.append(frame[:3, 3])
+            body.inertias.append(frame[:3, :3] @ link.inertial.inertia @ frame[:3, :3].T)
+        for index, shape in enumerate(link.collisions):
+            name = f'{link_name}_collision_{index}'
+            mesh_name = ''
+            if shape.kind == 'mesh':
+                mesh_name = f'{name}_mesh'
+                assets.append(mesh_asset_xml(mesh_name, shape, robot.source))
+            body.geoms.append((name, shape, offset, mesh_name))
+        body.sites.append(f'<site name="{link_name}" {_pose_attrs(offset)} size="0.005"/>')
         for joint in children.get(link_name, []):
             joint_frame = offset @ joint.origin.matrix()
             if joint.type == 'fixed':
-                lines.extend(body_contents(joint.child, joint_frame))
-                continue
+                lump(joint.child, joint_frame, body, moving)
+            else:
+                moving.append((joint, joint_frame))
+
+    def body_contents(link_name: str, offset: np.ndarray) -> list[str]:
+        """One inertial, the geoms and sites of a link and the links fixed to it, then moving children."""
+        body = _LumpedBody()
+        moving: list[tuple[Joint, np.ndarray]] = []
+        lump(link_name, offset, body, moving)
+        body_mass_kg = sum(body.masses_kg)
+        lines = [body.inertial_xml()] if body_mass_kg > 0.0 else []
+        attributes = terrain.robot_geom_attributes(body_mass_kg, timestep_s)
+        lines.extend(_geom_xml(name, shape, attributes, frame, mesh_name) for name, shape, frame, mesh_name in body.geoms)
+        lines.extend(body.sites)
+        for joint, joint_frame in moving:
             if joint.type not in ('revolute', 'continuous'):
                 raise ValueError(f"joint '{joint.name}': only revolute, continuous and fixed joints are simulated")
             limits = joint.limits
@@ -104,7 +162,10 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
     robot_body = '\n'.join(body_contents(robot.root, np.eye(4)))
     option_extra = ''.join(f' {k}={quoteattr(v)}' for k, v in terrain.option_attributes().items())
     return f'''<mujoco model={quoteattr(robot.name)}>
-  <compiler angle="radian" autolimits="true"/>
+  <compiler angle="radian" autolimits="true" inertiafromgeom="false"/>
+  <asset>
+    {chr(10).join(assets)}
+  </asset>
   <option timestep="{timestep_s:.9g}" integrator="implicitfast" gravity="0 0 -9.81"{option_extra}/>
   <worldbody>
     <light pos="0 0 3" dir="0 0 -1"/>

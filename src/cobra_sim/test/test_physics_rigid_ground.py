@@ -81,12 +81,13 @@ def test_dropped_module_settles_with_the_paper_damping(mass_kg):
     static_m = paper_static_depth_m(mass_kg)
 
     touchdown = int(np.argmax(depth_m > 0.0))
+    reference_touchdown = int(np.argmax(reference_m > 0.0))
     # the 1 ms semi-implicit Euler free fall lands up to one step before the exact one
-    assert abs(touchdown - int(np.argmax(reference_m > 0.0))) <= 1
+    assert abs(touchdown - reference_touchdown) <= 1
     # overdamped (ζ ≫ 1): no rebound, the module stays on the ground after touching it
-    assert reference_m[touchdown:].min() > 0.0
+    assert reference_m[reference_touchdown:].min() > 0.0
     assert depth_m[touchdown:].min() > 0.0
     # the impact's deepest point, and the creep to the static depth on the b/k = 0.1 s scale
     assert depth_m.max() == pytest.approx(reference_m.max(), rel=0.10)
-    settled = touchdown + 20  # past the impact transient that a 1 ms step cannot resolve
+    settled = max(touchdown, reference_touchdown) + 20  # past the impact that 1 ms steps cannot resolve
     assert np.abs(depth_m[settled:] - reference_m[settled:]).max() < 0.10 * static_m
