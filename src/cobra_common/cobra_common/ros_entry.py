@@ -1,23 +1,51 @@
 """Node entry-point plumbing shared by the COBRA nodes: clean shutdown and clear startup errors.
 
 Every node module uses it; libraries never import it (they stay testable without rclpy).
+
+Stopping: the first SIGINT or SIGTERM ends `spin_node` after the running callback (or raises
+KeyboardInterrupt outside it), and `spin_node` wakes at least every SPIN_WAKE_PERIOD_S of wall
+time so that the Python handler runs even when the wait set has nothing due (with use_sim_time
+and /clock stopped a timer never fires and a plain `rclpy.spin` blocks in rcl_wait for ever).
+Once a node is stopping, a repeated SIGINT (`ros2 launch` delivers Ctrl-C twice: from the
+terminal and forwarded) is ignored, so it can never land in the cleanup; SIGTERM then takes its
+default action (terminate at once), which is what a supervisor that escalates means by it.
+
+Startup errors: `StartupError` (one class for all nodes, exit code 2); `declare` turns rclpy's
+parameter exceptions into one naming the parameter, the value given and the allowed range.
 """
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any
 
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
-from rclpy.executors import ExternalShutdownException
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType
+from rclpy.exceptions import ParameterException
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 
 STARTUP_ERROR_EXIT_CODE = 2
+SPIN_WAKE_PERIOD_S = 0.1  # longest wall time a signal waits for its Python handler while spinning
+
+TYPE_NAMES = {
+    ParameterType.PARAMETER_BOOL: 'a boolean (true/false)',
+    ParameterType.PARAMETER_INTEGER: 'an integer',
+    ParameterType.PARAMETER_DOUBLE: 'a floating-point number',
+    ParameterType.PARAMETER_STRING: 'a string',
+    ParameterType.PARAMETER_BYTE_ARRAY: 'a byte array',
+    ParameterType.PARAMETER_BOOL_ARRAY: 'a list of booleans',
+    ParameterType.PARAMETER_INTEGER_ARRAY: 'a list of integers',
+    ParameterType.PARAMETER_DOUBLE_ARRAY: 'a list of floating-point numbers',
+    ParameterType.PARAMETER_STRING_ARRAY: 'a list of strings',
+}
 
 
 class StartupError(RuntimeError):
@@ -46,34 +74,140 @@ def describe(description: str, *, read_only: bool = False,
     return descriptor
 
 
+def range_text(descriptor: ParameterDescriptor) -> str:
+    """The allowed values a descriptor states, for error messages ('' when it states none)."""
+    if descriptor.floating_point_range:
+        bounds = descriptor.floating_point_range[0]
+        return f'[{bounds.from_value:g}, {bounds.to_value:g}]'
+    if descriptor.integer_range:
+        bounds = descriptor.integer_range[0]
+        return f'[{bounds.from_value}, {bounds.to_value}]'
+    return ''
+
+
+def _given_value(node: Node, name: str) -> Any:
+    """The override (-p or params file) rclpy tried to apply to `name`, if it can be read."""
+    override = getattr(node, '_parameter_overrides', {}).get(name)
+    return override.value if override is not None else None
+
+
+def _parameter_error(node: Node, name: str, default: Any, descriptor: ParameterDescriptor,
+                     error: Exception) -> StartupError:
+    given = _given_value(node, name)
+    where = f"{node.get_name()}: parameter '{name}'"
+    allowed = range_text(descriptor)
+    type_name = TYPE_NAMES.get(Parameter(name, value=default).type_.value, type(default).__name__)
+    if isinstance(default, float) and isinstance(given, int) and not isinstance(given, bool):
+        type_name += f' (write {given}.0, not {given})'
+    if 'type' in type(error).__name__.lower():
+        return StartupError(f'{where} = {given!r} has the wrong type: it must be {type_name}'
+                            + (f' in {allowed}' if allowed else '') + f' (default {default!r})')
+    if allowed:
+        return StartupError(f'{where} = {given!r} is out of range: allowed {allowed} '
+                            f'(default {default!r})')
+    return StartupError(f'{where} = {given!r} is refused: {error}')
+
+
 def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> dict[str, Any]:
-    """Declare a block of parameters and return their values by name."""
-    node.declare_parameters('', [(name, default, descriptor)
-                                 for name, (default, descriptor) in specs.items()])
-    return {name: node.get_parameter(name).value for name in specs}
+    """Declare a block of parameters and return their values by name.
+
+    A value given by an override that rclpy refuses (wrong type, out of range) becomes a
+    StartupError naming the node, the parameter, the value and what is allowed; a floating-point
+    parameter must also be finite (an open range like [0, 1e6] already excludes inf and nan).
+    """
+    values = {}
+    for name, (default, descriptor) in specs.items():
+        try:
+            values[name] = node.declare_parameter(name, default, descriptor).value
+        except ParameterException as error:
+            raise _parameter_error(node, name, default, descriptor, error) from None
+        if isinstance(values[name], float) and not math.isfinite(values[name]):
+            raise StartupError(f"{node.get_name()}: parameter '{name}' = {values[name]!r} must be a "
+                               f'finite number (default {default!r})')
+    return values
 
 
-def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+class _StopState:
+    """Process-wide: has a stop signal come, and is the main thread inside spin_node."""
+    requested = False
+    deferred = False  # inside spin_node: let the running callback finish, then stop
+
+
+_stop = _StopState()
+
+
+def stop_requested() -> bool:
+    """True once SIGINT or SIGTERM arrived (for nodes with a loop of their own)."""
+    return _stop.requested
+
+
+def shield_cleanup() -> None:
+    """From now on SIGINT is ignored and SIGTERM terminates at once (no exception).
+
+    Called when stopping starts, so a second Ctrl-C never raises inside destroy_node or
+    try_shutdown (a traceback and a changed exit code) nor kills the process while the
+    interpreter finalizes (Python resets its own handlers to the default there, not SIG_IGN).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
+    shield_cleanup()  # first: a second signal can come while this one unwinds
+    _stop.requested = True
+    if not _stop.deferred:
+        raise KeyboardInterrupt
 
 
 def init_with_stop_signals(args: Sequence[str] | None) -> None:
-    """rclpy.init where SIGINT and SIGTERM raise KeyboardInterrupt in the main thread.
+    """rclpy.init where the first SIGINT or SIGTERM stops the node from the main thread.
 
     rclpy's own handlers shut the context down asynchronously, which races with a spinning
-    executor (it may fail building its wait set); raising in the main thread lets the node
-    run its shutdown (torque off, bag close) with a valid context. Also restores SIGINT, which
-    a child started in the background by a non-interactive shell inherits as ignored.
+    executor (it may fail building its wait set); stopping in the main thread lets the node
+    run its shutdown (torque off, bag close) with a valid context. Inside `spin_node` the
+    signal ends the spin after the running callback; elsewhere (say, while the node is being
+    built) it raises KeyboardInterrupt. Also restores SIGINT, which a child started in the
+    background by a non-interactive shell inherits as ignored.
     """
     rclpy.init(args=list(args) if args is not None else sys.argv,
                signal_handler_options=SignalHandlerOptions.NO)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    _stop.requested = False
+    signal.signal(signal.SIGINT, _on_stop_signal)
+    signal.signal(signal.SIGTERM, _on_stop_signal)
+
+
+def spin_node(node: Node, executor: Executor | None = None,
+              until: Callable[[], bool] | None = None) -> None:
+    """Spin until a stop signal, `until()` or the end of the context.
+
+    Wakes at least every SPIN_WAKE_PERIOD_S of wall time (rcl_wait's timeout is steady time),
+    so the Python signal handler runs even when nothing in the wait set is due, as with a
+    sim-time timer while /clock is silent; a plain rclpy.spin blocks in rcl_wait then.
+    """
+    _stop.deferred = True
+    own_executor = executor is None
+    try:
+        if _stop.requested:
+            return
+        executor = SingleThreadedExecutor(context=node.context) if own_executor else executor
+        executor.add_node(node)
+        try:
+            while executor.context.ok() and not _stop.requested and not (until is not None and until()):
+                executor.spin_once(timeout_sec=SPIN_WAKE_PERIOD_S)
+        finally:
+            executor.remove_node(node)
+            if own_executor:
+                executor.shutdown()
+    finally:
+        _stop.deferred = False
 
 
 def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,
-             spin: Callable[[Node], None] = rclpy.spin) -> int:
-    """rclpy.init, build, spin until SIGINT/SIGTERM, destroy, shutdown; exit code for main()."""
+             spin: Callable[[Node], None] = spin_node) -> int:
+    """rclpy.init, build, spin until SIGINT/SIGTERM, destroy, shutdown; exit code for main().
+
+    A StartupError is printed as one line and gives STARTUP_ERROR_EXIT_CODE (2).
+    """
     init_with_stop_signals(args)
     node = None
     try:
@@ -85,6 +219,7 @@ def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,
         print(f'[ERROR] {error}', file=sys.stderr, flush=True)
         return STARTUP_ERROR_EXIT_CODE
     finally:
+        shield_cleanup()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
