@@ -2,12 +2,12 @@
 
 Every ROS process a test starts must keep DDS discovery on loopback and use a ROS domain no
 other concurrently running test uses; `ros_env` provides exactly that (a domain id held by a
-file lock for the whole test, so parallel pytest runs on one machine never cross-talk).
+file lock for the whole test, cobra_common.ros_domain, shared with the pip-mode runner, so
+parallel pytest runs and runs on one machine never cross-talk).
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
 from collections.abc import Iterator
@@ -21,29 +21,18 @@ for package_dir in PACKAGE_DIRS:
     if package_dir not in sys.path:
         sys.path.insert(0, package_dir)
 
-_DOMAIN_LOCK_DIR = Path(os.environ.get('TMPDIR', '/tmp'))
-
-
-def _claim_domain_id() -> tuple[int, int]:
-    for domain_id in range(1, 101):
-        fd = os.open(_DOMAIN_LOCK_DIR / f'cobra_ros_domain_{domain_id}.lock', os.O_CREAT | os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return domain_id, fd
-        except BlockingIOError:
-            os.close(fd)
-    raise RuntimeError('all ROS domain ids 1-100 are held by running tests')
+from cobra_common.ros_domain import claim_domain_id  # noqa: E402 (needs the paths above)
 
 
 @pytest.fixture
 def ros_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Environment for ROS processes of one test; also applied to this process for rclpy."""
-    domain_id, fd = _claim_domain_id()
+    claim = claim_domain_id()  # the same lock files as the pip-mode runner's
     log_dir = tmp_path / 'ros_log'
     log_dir.mkdir()
     values = {
         'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
-        'ROS_DOMAIN_ID': str(domain_id),
+        'ROS_DOMAIN_ID': str(claim.domain_id),
         'ROS_LOG_DIR': str(log_dir),
         'PYTHONUNBUFFERED': '1',
         'PYTHONPATH': os.pathsep.join(PACKAGE_DIRS + [os.environ.get('PYTHONPATH', '')]),
@@ -53,7 +42,7 @@ def ros_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
     try:
         yield {**os.environ, **values}
     finally:
-        os.close(fd)
+        claim.release()
 
 
 @pytest.fixture
