@@ -86,6 +86,9 @@ def test_a_node_under_two_bodies_loads_only_the_lower_one() -> None:
     force, _ = terrain.step(position, np.repeat(np.eye(3)[None], 2, axis=0), zeros, zeros, 1e-3)
     assert force[0, 2] > 0 and force[1, 2] == 0.0
     assert terrain.last_stats.hits == 100
+    assert list(terrain.contact_nodes_per_body) == [100, 0]
+    assert terrain.max_sinkage_per_body_m[0] == pytest.approx(0.004)
+    assert terrain.contact_patch_areas_m2() == pytest.approx([0.18 ** 2])   # hull of the node points
 
 
 def test_slip_drags_the_soil_shear_against_the_motion_and_rotation_adds_its_point_velocity() -> None:

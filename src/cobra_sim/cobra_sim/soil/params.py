@@ -153,6 +153,10 @@ class ScmNumerics:
     # Below this slip speed the shear direction is scaled by |v_t| / v_reg instead of flipping
     # with the sign of a vanishing velocity (Chrono: unit vector for any speed). 0 = Chrono.
     slip_speed_regularisation_m_s: float = 1e-4
+    # Per body, the shear force's slope against slip speed is kept <= shear_damping_cap * m / dt
+    # (the engine integrates it explicitly; a resting body's contact behaves like a damper on an
+    # effective mass down to ~m/3 for rolling, hence 0.25 rather than the single-mass limit 2).
+    shear_damping_cap: float = 0.25
     # Chrono never resets the Janosi shear displacement j of a node; true resets it when the
     # node leaves contact (j then counts the slip of the current contact only).
     reset_shear_on_release: bool = False
@@ -162,6 +166,7 @@ class ScmNumerics:
         _check_range(source, 'ray_window_down_m', self.ray_window_down_m, 0.0, 10.0, low_open=True)
         _check_range(source, 'active_box_margin_m', self.active_box_margin_m, 0.0, 10.0)
         _check_range(source, 'slip_speed_regularisation_m_s', self.slip_speed_regularisation_m_s, 0.0, 1.0)
+        _check_range(source, 'shear_damping_cap', self.shear_damping_cap, 0.0, 2.0, low_open=True)
         if not isinstance(self.reset_shear_on_release, bool):
             raise _fail(source, 'reset_shear_on_release', self.reset_shear_on_release, 'true or false')
         return self

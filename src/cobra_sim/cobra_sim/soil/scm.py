@@ -7,7 +7,7 @@ flood fill, b = 2A/L from the convex hull of the patch's node points) → per no
 K (z - z_p), yield onto Bekker-Wong (K_c/b + K_phi) z^n, damping -R v_n, Janosi-Hanamoto shear
 (c + σ tan φ)(1 - exp(-j/k)) against the slip → force and torque per body → bulldozing.
 
-Deliberate differences from Chrono (each a one-liner here, details in the package README):
+Deliberate differences from Chrono:
 - a patch is made of the loaded nodes (elastic trial > 0), not of every ray hit in the 0.1 m
   look-up window, so b is the width of the loaded area and does not depend on that window;
 - yield needs the trial pressure to exceed both the node's previous yield pressure and the
@@ -16,8 +16,10 @@ Deliberate differences from Chrono (each a one-liner here, details in the packag
   (K_phi/K)^(1/(1-n)) can raise the pressure above the trial and make z_p negative);
 - the normal pressure after damping is clamped at 0 (loose sand does not pull on a body lifting
   off; Chrono lets it go negative, which also flips the shear stress to push along the slip);
-- below `slip_speed_regularisation_m_s` the shear direction is scaled down instead of being a
-  unit vector of a vanishing velocity (0 restores Chrono);
+- near zero slip the shear is scaled down instead of being a unit vector of a vanishing
+  velocity: below max(slip_speed_regularisation_m_s, Σ τ A dt / (shear_damping_cap m)) per body,
+  so the explicitly integrated shear cannot chatter (Chrono: full Coulomb-Janosi force for any
+  slip speed, a known source of jitter of bodies resting on SCM);
 - the surface of a node that leaves contact springs back by its elastic sinkage;
 - initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1.
 """
@@ -103,6 +105,10 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
     n_patches = 0
     n_ordered = 0
     hull_scratch = np.empty(2 * n_hits + 2, dtype=np.int64)
+    row_lo = np.empty(max_i + 1, dtype=np.int64)
+    row_hi = np.empty(max_i + 1, dtype=np.int64)
+    pi = np.empty(2 * n_hits + 2, dtype=np.float64)
+    pj = np.empty(2 * n_hits + 2, dtype=np.float64)
     for seed in range(n_hits):
         if patch_of_hit[seed] != -1:
             continue
@@ -130,18 +136,35 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
                 patch_of_hit[m] = p
                 patch_order[n_ordered] = m
                 n_ordered += 1
+        # Hull of grid points = hull of each row's two extreme points, already sorted by (i, j):
+        # O(patch nodes), no sort.
         begin = patch_start[p]
-        members = patch_order[begin:n_ordered]
-        keys = np.empty(members.shape[0], dtype=np.int64)
-        for q in range(members.shape[0]):
-            keys[q] = hit_i[members[q]] * stride + hit_j[members[q]]
-        order = np.argsort(keys)
-        pi = np.empty(members.shape[0], dtype=np.float64)
-        pj = np.empty(members.shape[0], dtype=np.float64)
-        for q in range(members.shape[0]):
-            pi[q] = hit_i[members[order[q]]]
-            pj[q] = hit_j[members[order[q]]]
-        area, perimeter = _hull_area_perimeter(pi, pj, hull_scratch)
+        i_min = hit_i[patch_order[begin]]
+        i_max = i_min
+        for q in range(begin, n_ordered):
+            i_min = min(i_min, hit_i[patch_order[q]])
+            i_max = max(i_max, hit_i[patch_order[q]])
+        rows = i_max - i_min + 1
+        for r in range(rows):
+            row_lo[r] = max_j + 1
+            row_hi[r] = -1
+        for q in range(begin, n_ordered):
+            m = patch_order[q]
+            r = hit_i[m] - i_min
+            row_lo[r] = min(row_lo[r], hit_j[m])
+            row_hi[r] = max(row_hi[r], hit_j[m])
+        n_points = 0
+        for r in range(rows):
+            if row_hi[r] < 0:
+                continue
+            pi[n_points] = i_min + r
+            pj[n_points] = row_lo[r]
+            n_points += 1
+            if row_hi[r] != row_lo[r]:
+                pi[n_points] = i_min + r
+                pj[n_points] = row_hi[r]
+                n_points += 1
+        area, perimeter = _hull_area_perimeter(pi[:n_points], pj[:n_points], hull_scratch)
         area *= spacing * spacing
         perimeter *= spacing
         patch_area[p] = area
@@ -157,8 +180,17 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
                 step: int, prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray, body_position: np.ndarray,
                 body_velocity: np.ndarray, body_omega: np.ndarray, kphi: float, kc: float, n_exp: float,
                 cohesion: float, tan_phi: float, janosi_k: float, elastic_k: float, damping_r: float, dt: float,
-                slip_regularisation: float, reset_shear: bool, out_force: np.ndarray, out_torque: np.ndarray) -> None:
-    """Per loaded node: sinkage, elastic/plastic pressure, damping, Janosi shear; sum per body."""
+                slip_regularisation: float, body_mass: np.ndarray, shear_damping_cap: float, reset_shear: bool,
+                out_force: np.ndarray, out_torque: np.ndarray, out_nodes: np.ndarray, out_max_sinkage: np.ndarray,
+                body_shear_n: np.ndarray) -> None:
+    """Per loaded node: sinkage, elastic/plastic pressure, damping, Janosi shear; sum per body.
+
+    The shear is applied in a second pass: near zero slip its direction is regularised over a
+    per-body speed v_reg = max(slip_speed_regularisation, Σ τ A dt / (cap m)), so that the
+    slope of the shear force against slip speed, a damper the engine integrates explicitly,
+    stays within `shear_damping_cap` m / dt (else a resting body chatters: with loose sand a
+    resting link's Σ τ A / 1e-4 m/s would be ~10^4 N s/m against 0.46 kg at 1 ms).
+    """
     node_area = spacing * spacing
     for q in range(n_prev):   # last step's loads are released; surface springs back elastically
         r = prev_rows[q]
@@ -169,6 +201,9 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
         node_f[r, F_LEVEL] = node_f[r, F_LEVEL_INITIAL] - node_f[r, F_SINKAGE_PLASTIC]
     out_force[:] = 0.0
     out_torque[:] = 0.0
+    out_nodes[:] = 0
+    out_max_sinkage[:] = 0.0
+    body_shear_n[:] = 0.0
     for k in range(n_hits):
         h = hit_slots[k]
         i = hit_i[k]
@@ -201,16 +236,13 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
                 node_f[s, F_SINKAGE_PLASTIC] = new_plastic
         sigma = max(0.0, sigma - damping_r * vz)
         tau = (cohesion + sigma * tan_phi) * (1.0 - math.exp(-node_f[s, F_SHEAR] / janosi_k))
-        scale = tau * node_area / max(slip, slip_regularisation) if slip > 0.0 else 0.0
-        fx = -vx * scale
-        fy = -vy * scale
+        body_shear_n[b] += tau * node_area
         fz = sigma * node_area
-        out_force[b, 0] += fx
-        out_force[b, 1] += fy
         out_force[b, 2] += fz
-        out_torque[b, 0] += ry * fz - rz * fy
-        out_torque[b, 1] += rz * fx - rx * fz
-        out_torque[b, 2] += rx * fy - ry * fx
+        out_torque[b, 0] += ry * fz
+        out_torque[b, 1] -= rx * fz
+        out_nodes[b] += 1
+        out_max_sinkage[b] = max(out_max_sinkage[b], sinkage)
         node_f[s, F_SIGMA] = sigma
         node_f[s, F_TAU] = tau
         node_f[s, F_SINKAGE] = sinkage
@@ -218,6 +250,28 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
         node_f[s, F_LEVEL] = z_hit
         node_i[s, I_LOADED_STEP] = step
         node_i[s, I_BODY] = b
+    for b in range(body_shear_n.shape[0]):   # per-body regularisation speed, reusing the array
+        body_shear_n[b] = max(slip_regularisation, body_shear_n[b] * dt / (shear_damping_cap * body_mass[b]))
+    for k in range(n_hits):
+        h = hit_slots[k]
+        b = hash_body[h]
+        s = loaded_rows[k]
+        rx = min_x + hit_i[k] * spacing - body_position[b, 0]
+        ry = min_y + hit_j[k] * spacing - body_position[b, 1]
+        rz = hash_z[h] - body_position[b, 2]
+        vx = body_velocity[b, 0] + body_omega[b, 1] * rz - body_omega[b, 2] * ry
+        vy = body_velocity[b, 1] + body_omega[b, 2] * rx - body_omega[b, 0] * rz
+        slip = math.sqrt(vx * vx + vy * vy)
+        if slip <= 0.0:
+            continue
+        scale = node_f[s, F_TAU] * node_area / max(slip, body_shear_n[b])
+        fx = -vx * scale
+        fy = -vy * scale
+        out_force[b, 0] += fx
+        out_force[b, 1] += fy
+        out_torque[b, 0] -= rz * fy
+        out_torque[b, 1] += rz * fx
+        out_torque[b, 2] += rx * fy - ry * fx
     if reset_shear:
         for q in range(n_prev):
             if node_i[prev_rows[q], I_LOADED_STEP] != step:
@@ -288,6 +342,10 @@ class ScmTerrain:
         self._force = np.zeros((self.n_bodies, 3))
         self._torque = np.zeros((self.n_bodies, 3))
         self._counters = np.zeros(2, dtype=np.int64)
+        self.contact_nodes_per_body = np.zeros(self.n_bodies, dtype=np.int64)   # last step, per body
+        self.max_sinkage_per_body_m = np.zeros(self.n_bodies)                    # last step, per body
+        self.slip_regularisation_per_body_m_s = np.zeros(self.n_bodies)          # last step, per body
+        self._n_patches = 0
         self._prev_rows = np.zeros(0, dtype=np.int64)
         self._n_prev = 0
         self._alloc_hits(1024)
@@ -368,8 +426,10 @@ class ScmTerrain:
                     self._loaded_rows, pos, vel, omega, soil.bekker_kphi_pa_m_n, soil.bekker_kc_pa_m_n1,
                     soil.bekker_n, soil.mohr_cohesion_pa, math.tan(math.radians(soil.mohr_friction_deg)),
                     soil.janosi_shear_m, soil.elastic_k_pa_m, soil.damping_r_pa_s_m, dt_s,
-                    p.numerics.slip_speed_regularisation_m_s, p.numerics.reset_shear_on_release,
-                    self._force, self._torque)
+                    p.numerics.slip_speed_regularisation_m_s, self.shapes.mass_kg, p.numerics.shear_damping_cap,
+                    p.numerics.reset_shear_on_release, self._force, self._torque, self.contact_nodes_per_body,
+                    self.max_sinkage_per_body_m, self.slip_regularisation_per_body_m_s)
+        self._n_patches = n_patches
         # Swap the loaded-row lists: this step's loads are released at the start of the next.
         self._prev_rows, self._loaded_rows = self._loaded_rows, self._prev_rows
         if self._loaded_rows.shape[0] < self._prev_rows.shape[0]:
@@ -392,6 +452,10 @@ class ScmTerrain:
         self.last_stats = ScmStepStats(int(self._counters[1]), n_hits, n_patches, n_domain, field.allocated_nodes,
                                        t1 - t0, t2 - t1, t3 - t2)
         return self._force, self._torque
+
+    def contact_patch_areas_m2(self) -> np.ndarray:
+        """Convex-hull area of each contact patch of the last step (copy)."""
+        return self._patch_area[:self._n_patches].copy()
 
     def heightmap(self) -> HeightmapSnapshot:
         """Every node that differs from the undeformed soil or carries load now."""
