@@ -28,7 +28,7 @@ def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, h
              hit_j: np.ndarray, max_i: int, max_j: int, tile_dir: np.ndarray, node_f: np.ndarray,
              node_i: np.ndarray, step: int, rim_mark_base: int, flow_factor: float, propagations: int,
              iterations: int, max_height_step_m: float, domain_rows: np.ndarray, domain_i: np.ndarray,
-             domain_j: np.ndarray, max_level: float) -> tuple[int, float]:
+             domain_j: np.ndarray, domain_neighbours: np.ndarray, max_level: float) -> tuple[int, float]:
     """Run one step of bulldozing; returns (erosion domain size, new highest soil level)."""
     n_domain = 0
     for p in range(n_patches):
@@ -93,18 +93,23 @@ def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, h
                 n_domain += 1
         front_begin = front_end
         front_end = n_domain
+    # Neighbours that take part in erosion (inside the patch, not under load), looked up once.
+    for q in range(n_domain):
+        for d in range(4):
+            ni = domain_i[q] + _DI[d]
+            nj = domain_j[q] + _DJ[d]
+            t = -1
+            if ni >= 0 and nj >= 0 and ni <= max_i and nj <= max_j:
+                t = node_slot(ni, nj, tile_dir)
+                if node_i[t, I_LOADED_STEP] == step:
+                    t = -1
+            domain_neighbours[q, d] = t
     for _ in range(iterations):
         for q in range(n_domain):
             s = domain_rows[q]
-            i = domain_i[q]
-            j = domain_j[q]
             for d in range(4):
-                ni = i + _DI[d]
-                nj = j + _DJ[d]
-                if ni < 0 or nj < 0 or ni > max_i or nj > max_j:
-                    continue
-                t = node_slot(ni, nj, tile_dir)
-                if node_i[t, I_LOADED_STEP] == step:
+                t = domain_neighbours[q, d]
+                if t < 0:
                     continue
                 dy = node_f[s, F_LEVEL] - node_f[t, F_LEVEL]
                 move = 0.125 * (abs(dy) - max_height_step_m)

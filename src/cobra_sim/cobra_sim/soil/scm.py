@@ -373,6 +373,7 @@ class ScmTerrain:
         self._domain_rows = np.zeros(capacity, dtype=np.int64)
         self._domain_i = np.zeros(capacity, dtype=np.int64)
         self._domain_j = np.zeros(capacity, dtype=np.int64)
+        self._domain_neighbours = np.zeros((capacity, 4), dtype=np.int64)
 
     @property
     def spacing_m(self) -> float:
@@ -446,7 +447,7 @@ class ScmTerrain:
                 field.max_j, field.tile_dir, field.node_f, field.node_i, self._step_index, self._rim_mark_base,
                 bulldozing.flow_factor, bulldozing.erosion_propagations, bulldozing.erosion_iterations,
                 grid.spacing_m * math.tan(math.radians(bulldozing.erosion_angle_deg)), self._domain_rows,
-                self._domain_i, self._domain_j, self.max_level_m)
+                self._domain_i, self._domain_j, self._domain_neighbours, self.max_level_m)
             self._rim_mark_base += n_patches
         t3 = time.perf_counter()
         self.last_stats = ScmStepStats(int(self._counters[1]), n_hits, n_patches, n_domain, field.allocated_nodes,
