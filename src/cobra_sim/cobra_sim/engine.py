@@ -27,6 +27,13 @@ CONTACTS_AT_REST: dict[int, int] = {
 }
 
 
+def contiguous_index(indices: np.ndarray) -> slice | np.ndarray:
+    """A slice where the indices are consecutive (a view, no gather), else the index array."""
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        return slice(int(indices[0]), int(indices[0]) + len(indices))
+    return indices
+
+
 class SimConfigError(ValueError):
     """Simulation parameters that cannot give a valid run."""
 
@@ -84,6 +91,15 @@ class CobraSim:
         self._apply_terrain_contact_parameters()
         self.targets_rad = np.zeros(len(self.joint_names))
         self._max_change_rad = self._max_speed * params.control_period_s
+        self._min_change_rad = -self._max_change_rad
+        self._setpoint_change_rad = np.zeros(len(self.joint_names))
+        # per-period hot path: consecutive ids become slices, read through cached views of MjData
+        self._qpos_index = contiguous_index(self._qpos_adr)
+        self._dof_index = contiguous_index(self._dof_adr)
+        self._actuator_index = contiguous_index(self._actuator_ids)
+        self._ctrl = self.data.ctrl
+        self._qpos = self.data.qpos
+        self._qvel = self.data.qvel
         self._time_origin_s = 0.0
         self.torque_enabled = True
         mujoco.mj_forward(self.model, self.data)
@@ -127,10 +143,10 @@ class CobraSim:
     # --- stepping -------------------------------------------------------------------------
     def begin_control_period(self) -> None:
         """Move each servo setpoint toward its goal no faster than the servo's speed limit."""
-        ctrl = self.data.ctrl
-        current = ctrl[self._actuator_ids]
-        ctrl[self._actuator_ids] = current + np.clip(self.targets_rad - current,
-                                                     -self._max_change_rad, self._max_change_rad)
+        change = np.subtract(self.targets_rad, self._ctrl[self._actuator_index], out=self._setpoint_change_rad)
+        np.minimum(change, self._max_change_rad, out=change)
+        np.maximum(change, self._min_change_rad, out=change)
+        self._ctrl[self._actuator_index] += change
 
     def step_physics(self, nstep: int = 1) -> None:
         if not self.terrain.applies_wrenches:
@@ -165,13 +181,16 @@ class CobraSim:
         return self.data.time - self._time_origin_s
 
     def joint_positions(self) -> np.ndarray:
-        return self.data.qpos[self._qpos_adr].copy()
+        """[rad] in `joint_names` order."""
+        return self._qpos[self._qpos_index].copy()
 
     def joint_velocities(self) -> np.ndarray:
-        return self.data.qvel[self._dof_adr].copy()
+        """[rad/s] in `joint_names` order."""
+        return self._qvel[self._dof_index].copy()
 
     def joint_efforts(self) -> np.ndarray:
-        return self.data.qfrc_actuator[self._dof_adr].copy()
+        """[N·m] actuator torque on each joint, in `joint_names` order."""
+        return self.data.qfrc_actuator[self._dof_index].copy()
 
     def head_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """(position [m], unit quaternion w, x, y, z) of base_link in the world (= odom) frame at

@@ -32,9 +32,10 @@ def module_urdf(mass_kg: float) -> str:
 </link></robot>'''
 
 
-def module_sim(mass_kg: float, height_m: float) -> CobraSim:
+def module_sim(mass_kg: float, height_m: float, cone: str = 'elliptic') -> CobraSim:
     params = SimParams(initial_height_m=height_m, imu_frame='module', settle_duration_s=1.0)
-    return CobraSim(parse_urdf(module_urdf(mass_kg)), RigidGround(), params, np.random.default_rng(0))
+    ground = RigidGround(RigidGroundParams(friction_cone=cone))
+    return CobraSim(parse_urdf(module_urdf(mass_kg)), ground, params, np.random.default_rng(0))
 
 
 def paper_static_depth_m(mass_kg: float) -> float:
@@ -54,9 +55,10 @@ def paper_drop_depth_m(mass_kg: float, drop_m: float, times_s: np.ndarray) -> np
     return RADIUS_M - solution.sol(times_s)[0]
 
 
+@pytest.mark.parametrize('cone', ['elliptic', 'pyramidal'])
 @pytest.mark.parametrize('mass_kg', [MODULE_MASS_KG, 2.0])
-def test_module_at_rest_penetrates_as_the_paper_law_says(mass_kg):
-    sim = module_sim(mass_kg, RADIUS_M)
+def test_module_at_rest_penetrates_as_the_paper_law_says(mass_kg, cone):
+    sim = module_sim(mass_kg, RADIUS_M, cone)
     sim.settle()
     depth_m = RADIUS_M - sim.head_pose()[0][2]
     expected_m = paper_static_depth_m(mass_kg)
@@ -68,10 +70,11 @@ def test_module_at_rest_penetrates_as_the_paper_law_says(mass_kg):
     assert sim.contact_wrenches()[0, 2] == pytest.approx(mass_kg * GRAVITY_M_S2, rel=0.01)
 
 
+@pytest.mark.parametrize('cone', ['elliptic', 'pyramidal'])
 @pytest.mark.parametrize('mass_kg', [MODULE_MASS_KG, 2.0])
-def test_dropped_module_settles_with_the_paper_damping(mass_kg):
+def test_dropped_module_settles_with_the_paper_damping(mass_kg, cone):
     drop_m, steps = 0.01, 600
-    sim = module_sim(mass_kg, RADIUS_M + drop_m)
+    sim = module_sim(mass_kg, RADIUS_M + drop_m, cone)
     depth_m = np.empty(steps)
     for step in range(steps):
         sim.step_physics(1)
