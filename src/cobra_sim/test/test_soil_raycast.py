@@ -104,3 +104,31 @@ def test_slip_drags_the_soil_shear_against_the_motion_and_rotation_adds_its_poin
     force, torque = terrain.step(position, rotation, zero, np.array([[0.0, 0.0, 2.0]]), 1e-3)
     assert torque[0, 2] < 0
     np.testing.assert_allclose(force[0, :2], 0.0, atol=1e-9 * abs(torque[0, 2]))
+
+
+def test_shear_displacement_is_kept_after_release_as_chrono_unless_reset_is_asked() -> None:
+    from dataclasses import replace
+    plate = BodyGeometry('plate', 1.0, (CollisionShape('box', (0.1, 0.1, 0.01)),))
+    shear_after_regrip = {}
+    for reset in (False, True):
+        params = ScmParams(grid=GridParams(size_x_m=2.0, size_y_m=2.0, spacing_m=0.02))
+        params = replace(params, numerics=replace(params.numerics, reset_shear_on_release=reset))
+        terrain = ScmTerrain(params, [plate])
+        down = np.array([[0.01, 0.01, 0.01 - 0.004]])
+        up = down + [[0.0, 0.0, 0.05]]
+        rotation = np.eye(3)[None]
+        zero = np.zeros((1, 3))
+        slide = np.array([[0.2, 0.0, 0.0]])
+        for _ in range(100):   # 2 cm of slip with the plate held in place (a spinning wheel)
+            terrain.step(down, rotation, slide, zero, 1e-3)
+        terrain.step(up, rotation, zero, zero, 1e-3)     # released
+        force, _ = terrain.step(down, rotation, np.array([[0.01, 0.0, 0.0]]), zero, 1e-3)   # gripped again
+        shear_after_regrip[reset] = -force[0, 0]
+    # Kept: j = 2 cm -> 1 - e^(-0.5) of the maximum at once; reset: j = 10 µm -> almost nothing.
+    assert shear_after_regrip[False] > 30 * shear_after_regrip[True] > 0
+
+
+def test_step_refuses_arrays_of_the_wrong_shape() -> None:
+    terrain = _terrain([BodyGeometry('a', 1.0, (CollisionShape('sphere', (0.05,)),))])
+    with pytest.raises(ValueError, match=r'rotation has shape \(1, 3\), expected \(1, 3, 3\)'):
+        terrain.step(np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3)), 1e-3)
