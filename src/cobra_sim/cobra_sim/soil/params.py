@@ -160,6 +160,10 @@ class ScmNumerics:
     # Chrono never resets the Janosi shear displacement j of a node; true resets it when the
     # node leaves contact (j then counts the slip of the current contact only).
     reset_shear_on_release: bool = False
+    # Node storage reserved at start; beyond it the pool doubles (amortised O(1) per node, but the
+    # step that doubles copies the stored nodes once). Reserve the area a run will disturb to
+    # keep every step's cost flat.
+    reserved_area_m2: float = 1.0
 
     def validated(self, source: str = CODE_SOURCE) -> ScmNumerics:
         _check_range(source, 'ray_window_up_m', self.ray_window_up_m, 0.0, 10.0, low_open=True)
@@ -167,6 +171,7 @@ class ScmNumerics:
         _check_range(source, 'active_box_margin_m', self.active_box_margin_m, 0.0, 10.0)
         _check_range(source, 'slip_speed_regularisation_m_s', self.slip_speed_regularisation_m_s, 0.0, 1.0)
         _check_range(source, 'shear_damping_cap', self.shear_damping_cap, 0.0, 2.0, low_open=True)
+        _check_range(source, 'reserved_area_m2', self.reserved_area_m2, 0.0, 1e6)
         if not isinstance(self.reset_shear_on_release, bool):
             raise _fail(source, 'reset_shear_on_release', self.reset_shear_on_release, 'true or false')
         return self

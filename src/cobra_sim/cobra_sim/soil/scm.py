@@ -36,7 +36,7 @@ from numba import njit
 
 from .bulldozing import bulldoze
 from .heightfield import (F_LEVEL, F_LEVEL_INITIAL, F_SHEAR, F_SIGMA, F_SIGMA_YIELD, F_SINKAGE,
-                          F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, I_BODY, I_LOADED_STEP, HeightField,
+                          F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, I_BODY, I_LOADED_STEP, TILE_NODES, HeightField,
                           node_slot)
 from .params import ScmParams
 from .raycast import body_aabbs, cast_rays, hash_find, world_shape_poses
@@ -330,8 +330,10 @@ class ScmTerrain:
         self.n_bodies = len(bodies)
         self.min_x_m = grid.center_xy_m[0] - 0.5 * grid.size_x_m
         self.min_y_m = grid.center_xy_m[1] - 0.5 * grid.size_y_m
+        tile_area_m2 = (TILE_NODES * grid.spacing_m) ** 2
         self.field = HeightField(grid.cells_x, grid.cells_y, grid.spacing_m, (self.min_x_m, self.min_y_m),
-                                 grid.reference_level_m)
+                                 grid.reference_level_m,
+                                 max(16, int(math.ceil(self.params.numerics.reserved_area_m2 / tile_area_m2))))
         self.max_level_m = grid.reference_level_m
         self._step_index = 0
         self._rim_mark_base = 0
