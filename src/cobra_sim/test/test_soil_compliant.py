@@ -24,7 +24,8 @@ def _slide(slope_deg: float, duration_s: float, params: CompliantParams | None =
     """Downhill position and velocity of a 1 kg block, sampled every step."""
     params = params or CompliantParams()
     mass_kg = 1.0
-    ground = CompliantGround(params, [BodyGeometry('block', mass_kg, (CollisionShape('box', (0.05, 0.05, HALF_HEIGHT_M)),))])
+    block = BodyGeometry('block', mass_kg, (CollisionShape('box', (0.05, 0.05, HALF_HEIGHT_M)),))
+    ground = CompliantGround(params, [block])
     theta = math.radians(slope_deg)
     gravity = G_M_S2 * np.array([math.sin(theta), 0.0, -math.cos(theta)])
     # Start at the static normal compression so the test sees friction, not an impact.

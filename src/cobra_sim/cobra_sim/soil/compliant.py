@@ -101,7 +101,8 @@ def friction_coefficient(slip_speed: float, mu_static: float, mu_dynamic: float,
 @njit(cache=True)
 def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: np.ndarray,
                      body_velocity: np.ndarray, body_omega: np.ndarray, body_mass: np.ndarray,
-                     spring: np.ndarray, sliding: np.ndarray, ground_z: float, kn: float, dn: float, kt: float, dt_coeff: float,
+                     spring: np.ndarray, sliding: np.ndarray, ground_z: float, kn: float, dn: float, kt: float,
+                     dt_coeff: float,
                      mu_static: float, mu_dynamic: float, critical_speed: float, decay_rate: float,
                      damping_cap: float, h: float, contact_count: np.ndarray, in_contact: np.ndarray,
                      out_force: np.ndarray, out_torque: np.ndarray) -> int:

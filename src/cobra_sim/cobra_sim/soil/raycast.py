@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, node_slot
-from .shapes import BOX, CAPSULE, CYLINDER, SPHERE
+from .shapes import BOX, CAPSULE, SPHERE
 
 NO_HIT = np.inf
 
