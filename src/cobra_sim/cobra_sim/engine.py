@@ -131,7 +131,7 @@ class CobraSim:
         again only on new commands, through the speed-limited setpoint, never by a snap to a goal
         sent while it was limp.
         """
-        if enabled and not self.torque_enabled:
+        if enabled:  # the driver holds on every enable, also when the torque was already on
             present_rad = self.data.qpos[self._qpos_adr]
             self.data.ctrl[self._actuator_ids] = present_rad
             self.targets_rad[:] = present_rad
