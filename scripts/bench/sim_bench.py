@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
-"""Rigid-ground simulation benchmark: prints real-time factors and command-to-state latency.
+"""Simulation benchmark: real-time factors of the sim node against bare MuJoCo, in one run.
 
-1. engine: CobraSim stepping sidewinding at 1 ms, no ROS, pinned to one core;
-2. node: the sim node publishing every topic, unpaced (real_time_factor 0), pinned to one core;
-3. latency: joint_commands step -> first joint_states showing the joint move, through DDS,
-   with the node paced at real time.
+1. bare:   mj_step on the same generated model in a loop (the sidewinding setpoints written to
+           data.ctrl every control period from a precomputed table: no Python per step);
+2. engine: CobraSim stepping sidewinding (no ROS);
+3. node:   the sim node unpaced (real_time_factor 0) publishing every topic, in three set-ups:
+           alone; with the gait and the logger attached, lockstep off (free running); and with
+           them in lockstep (the default when unpaced: every command period waits for the
+           gait's command and for the logger). Node RTF = sim seconds / wall seconds between the
+           node's 'peers present: starting' and 'reached duration_s' log lines (start-up and
+           settling excluded);
+4. latency: joint_commands step -> first joint_states showing the joint move, through DDS,
+           with the node paced at real time (--trials 0 skips it).
 
+Every RTF is printed with its ratio to the bare RTF; bare runs before and after the node runs
+and their mean is the baseline, so a load change on a shared machine shows as a spread.
 Run after scripts/setup.sh:  .venv/bin/python scripts/bench/sim_bench.py [--seconds 20]
 """
 
@@ -13,12 +22,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import mujoco
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -31,22 +44,46 @@ from cobra_sim.engine import CobraSim, SimParams  # noqa: E402
 from cobra_sim.terrain import RigidGround  # noqa: E402
 
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
-CORE = 0
+GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
 
 
-def bench_engine(seconds: float) -> float:
-    os.sched_setaffinity(0, {CORE})
+def sidewinding_sim() -> tuple[CobraSim, np.ndarray]:
+    """A settled sim and a table of sidewinding goals, one row per control period for 10 s."""
     robot = load_robot_model(URDF)
     joints = robot.gait_joints()
     sim = CobraSim(robot, RigidGround(), SimParams(), np.random.default_rng(0))
     sim.settle()
     generator = SidewindingGenerator([j.axis_kind for j in joints], SidewindingParams(0.4, 0.35, 0.7))
     generator.ramp.start()
-    names = [j.name for j in joints]
+    rows = []
+    for _ in range(round(10.0 / sim.params.control_period_s)):
+        generator.advance(sim.params.control_period_s)
+        rows.append(generator.positions())
+    return sim, np.array(rows)
+
+
+def bench_bare(seconds: float) -> float:
+    """mj_step on the generated model, setpoints from the table: MuJoCo's own speed."""
+    sim, table = sidewinding_sim()
+    model, data = sim.model, sim.data
+    actuators = np.array([model.actuator(j.name).id for j in sim.robot.gait_joints()])
+    steps = sim.steps_per_control
+    periods = round(seconds / sim.params.control_period_s)
+    started = time.perf_counter()
+    for period in range(periods):
+        data.ctrl[actuators] = table[period % len(table)]
+        mujoco.mj_step(model, data, steps)
+    return seconds / (time.perf_counter() - started)
+
+
+def bench_engine(seconds: float) -> float:
+    sim, table = sidewinding_sim()
+    names = [j.name for j in sim.robot.gait_joints()]
+    counter = iter(range(10**9))
 
     def command(t: float) -> dict[str, float]:
-        generator.advance(sim.params.control_period_s)
-        return dict(zip(names, generator.positions()))
+        return dict(zip(names, table[next(counter) % len(table)]))
 
     started = time.perf_counter()
     sim.run(seconds, command)
@@ -55,30 +92,52 @@ def bench_engine(seconds: float) -> float:
 
 def ros_environment(domain_id: int) -> dict[str, str]:
     return dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', ROS_DOMAIN_ID=str(domain_id),
-                ROS_LOG_DIR=str(REPO_ROOT / 'log' / 'bench'),
+                ROS_LOG_DIR=str(REPO_ROOT / 'log' / 'bench'), PYTHONUNBUFFERED='1',
                 PYTHONPATH=os.pathsep.join(str(p) for p in (REPO_ROOT / 'src').iterdir()))
 
 
-def sim_command(*parameters: str) -> list[str]:
-    words = ['taskset', '-c', str(CORE), sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args',
-             '-p', f'urdf_path:={URDF}']
-    for parameter in parameters:
-        words += ['-p', parameter]
-    return words
+def node_words(module: str, *ros_args: str) -> list[str]:
+    """A node as a process; `module` may be a file (to measure another version of the sim node)."""
+    start = [sys.executable, module] if module.endswith('.py') else [sys.executable, '-m', module]
+    return [*start, '--ros-args', *ros_args]
 
 
-def bench_node(seconds: float, domain_id: int) -> tuple[float, float]:
-    """(RTF, wall seconds) of the node running `seconds` of sim time flat out."""
-    started = time.perf_counter()
-    result = subprocess.run(sim_command('real_time_factor:=0.0', f'duration_s:={seconds}'),
-                            env=ros_environment(domain_id), capture_output=True, text=True, timeout=600)
+def log_time(output: str, text: str) -> float:
+    line = next(line for line in output.splitlines() if text in line)
+    return float(LOG_TIME.match(line).group(1))
+
+
+def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str) -> float:
+    """RTF of the sim node between its start (peers present) and reaching duration_s."""
+    env = ros_environment(domain_id)
+    others = []
+    with tempfile.TemporaryDirectory() as bag_root:
+        if peers:
+            others.append(subprocess.Popen(node_words(
+                'cobra_logger.logger_node', '-p', f'bag_path:={bag_root}/bag', '-p', 'use_sim_time:=true',
+                '-p', 'discovery_period_s:=0.2'), env=env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True))
+            others.append(subprocess.Popen(node_words(
+                'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS), '-p', f'urdf_path:={URDF}',
+                '-p', 'use_sim_time:=true'), env=env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True))
+        try:
+            result = subprocess.run(node_words(
+                sim_module, '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
+                '-p', f'duration_s:={seconds}', '-p', f'lockstep:={lockstep}',
+                '-p', f'wait_for_peers_s:={60.0 if peers else 0.0}', '-p', f'wait_for_recorder:={peers}',
+                '-p', f'wait_for_commands:={peers}', '-p', 'use_sim_time:=true'),
+                env=env, capture_output=True, text=True, timeout=900)
+        finally:
+            for process in others:
+                os.killpg(process.pid, signal.SIGINT)
+            for process in others:
+                process.wait(timeout=60)
+    output = result.stdout + result.stderr
     if result.returncode != 0:
-        raise RuntimeError(result.stdout + result.stderr)
-    wall = time.perf_counter() - started
-    settle_line = next(line for line in result.stdout.splitlines() + result.stderr.splitlines()
-                       if 'settled' in line)
-    settle_wall = float(settle_line.split(' in ')[-1].split(' s wall')[0])
-    return seconds / (wall - settle_wall), wall
+        raise RuntimeError(output)
+    started = log_time(output, 'peers present: starting') if peers else log_time(output, 'settled')
+    return seconds / (log_time(output, 'reached duration_s') - started)
 
 
 def bench_latency(trials: int, domain_id: int) -> list[float]:
@@ -87,7 +146,8 @@ def bench_latency(trials: int, domain_id: int) -> list[float]:
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
 
-    process = subprocess.Popen(sim_command('real_time_factor:=1.0', 'settle_duration_s:=0.5'),
+    process = subprocess.Popen(node_words('cobra_sim.sim_node', '-p', f'urdf_path:={URDF}',
+                                          '-p', 'real_time_factor:=1.0', '-p', 'settle_duration_s:=0.5'),
                                env=ros_environment(domain_id), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     rclpy.init()
@@ -129,19 +189,32 @@ def bench_latency(trials: int, domain_id: int) -> list[float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=20.0, help='sim seconds per RTF run')
-    parser.add_argument('--trials', type=int, default=30, help='latency trials')
+    parser.add_argument('--trials', type=int, default=30, help='latency trials (0 = skip)')
     parser.add_argument('--domain-id', type=int, default=97)
+    parser.add_argument('--sim-node', default='cobra_sim.sim_node',
+                        help='sim node module, or a .py file (e.g. an older version, for before/after)')
     options = parser.parse_args()
+    bare_before = bench_bare(options.seconds)
     engine_rtf = bench_engine(options.seconds)
-    print(f'engine  real-time factor (1 ms steps, sidewinding, 1 core): {engine_rtf:6.1f}  (target >= 20)')
-    node_rtf, wall = bench_node(options.seconds, options.domain_id)
-    print(f'node    real-time factor (all topics published, 1 core):  {node_rtf:6.1f}  '
-          f'({options.seconds:g} sim s in {wall:.1f} s wall incl. start-up)')
-    latencies_ms = sorted(1e3 * t for t in bench_latency(options.trials, options.domain_id))
-    print(f'latency joint_commands -> joint_states motion (RTF 1): '
-          f'p50 {statistics.median(latencies_ms):.1f} ms, '
-          f'p95 {latencies_ms[int(0.95 * (len(latencies_ms) - 1))]:.1f} ms, max {latencies_ms[-1]:.1f} ms '
-          f'over {len(latencies_ms)} steps')
+    node_runs = [
+        ('node alone (no subscribers)', False, 'off'),
+        ('node + gait + logger, lockstep off', True, 'off'),
+        ('node + gait + logger, lockstep (default unpaced)', True, 'auto'),
+    ]
+    node_rtfs = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep)
+                 for _, peers, lockstep in node_runs]
+    bare_after = bench_bare(options.seconds)
+    bare = 0.5 * (bare_before + bare_after)
+    print(f'bare MuJoCo mj_step   RTF {bare:6.1f}  (before {bare_before:.1f}, after {bare_after:.1f})')
+    print(f'engine (CobraSim)     RTF {engine_rtf:6.1f}  = {engine_rtf / bare:.2f} x bare')
+    for (label, _, _), rtf in zip(node_runs, node_rtfs):
+        print(f'{label:48s} RTF {rtf:6.1f}  = {rtf / bare:.2f} x bare')
+    if options.trials:
+        latencies_ms = sorted(1e3 * t for t in bench_latency(options.trials, options.domain_id))
+        print(f'latency joint_commands -> joint_states motion (RTF 1): '
+              f'p50 {statistics.median(latencies_ms):.1f} ms, '
+              f'p95 {latencies_ms[int(0.95 * (len(latencies_ms) - 1))]:.1f} ms, max {latencies_ms[-1]:.1f} ms '
+              f'over {len(latencies_ms)} steps')
     return 0
 
 

@@ -180,6 +180,11 @@ class SimNode(Node):
         self._command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
         self._progress_sub = self.create_subscription(
             ClockMsg, LOGGER_PROGRESS_TOPIC, self._on_logger_progress, PROGRESS_QOS)
+        # rclpy's Publisher.publish wraps the C call in a handle context and a type check, which
+        # costs more than publishing preserialized bytes itself: the hot loop calls publish_raw
+        self._publish_raw = {publisher: publisher.handle.publish_raw for publisher in (
+            self._clock_pub, self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub,
+            *self._contact_pubs)}
         self.create_service(SetBool, 'torque/set', self._on_torque)
         self.create_service(SetBool, 'latch/set', self._on_latch)
 
@@ -205,6 +210,7 @@ class SimNode(Node):
         self._waiting_until: float | None = (time.perf_counter() + p['wait_for_peers_s']
                                              if p['wait_for_peers_s'] > 0.0 else None)
         self._lockstep_wait_started: float | None = None
+        self._absent_peers: set[str] = set()
         self._clock_repeated_at = 0.0
         if self.lockstep:
             self.get_logger().info(
@@ -294,19 +300,26 @@ class SimNode(Node):
         gate = self._gate
         if gate.missing_command(t_s):
             if self._command_sub.get_publisher_count() > 0:
+                self._absent_peers.discard('gait')
                 return f"the gait's command stamped {t_s:.3f} s on {self._command_sub.topic_name}"
-            self.get_logger().warning(
-                f'lockstep: no publisher on {self._command_sub.topic_name}: stepping on without commands',
-                throttle_duration_sec=WARNING_PERIOD_S)
+            self._report_absent('gait', f'no publisher on {self._command_sub.topic_name}: '
+                                'stepping on without commands')
         if gate.logger_lags(t_s, 0.0 if final else None):
             if self._progress_sub.get_publisher_count() > 0:
+                self._absent_peers.discard('logger')
                 return (f'the logger (newest joint_states written: {gate.logger_progress_s:.3f} s, '
                         f'on {self._progress_sub.topic_name})')
             if self.params['wait_for_recorder']:
-                self.get_logger().warning(
-                    f'lockstep: no logger publishes {self._progress_sub.topic_name}: not waiting for a recorder',
-                    throttle_duration_sec=WARNING_PERIOD_S)
+                self._report_absent('logger', f'no logger publishes {self._progress_sub.topic_name}: '
+                                    'not waiting for a recorder')
         return None
+
+    def _report_absent(self, peer: str, text: str) -> None:
+        """Warn once each time a peer goes missing (checked at every boundary: the logger call
+        itself, throttled or not, costs ~0.5 ms in rclpy)."""
+        if peer not in self._absent_peers:
+            self._absent_peers.add(peer)
+            self.get_logger().warning(f'lockstep: {text}')
 
     def _hold_for(self, peer: str | None, final: bool) -> bool:
         """Bookkeeping of a lockstep wait; True = keep waiting."""
@@ -368,13 +381,13 @@ class SimNode(Node):
                 return 0.0
 
     def _control_period(self) -> None:
-        sim, clock, clock_pub = self.sim, self._clock, self._clock_pub
+        sim, clock, publish_clock = self.sim, self._clock, self._publish_raw[self._clock_pub]
         sim.begin_control_period()
         for _ in range(sim.steps_per_control):
             sim.step_physics()
             self._steps += 1
             clock.set_stamp_ns(self._steps * self._timestep_ns)
-            clock_pub.publish(clock.to_bytes())
+            publish_clock(clock.to_bytes())
         self._control_periods += 1
         periods = self._control_periods
         now_ns = self._steps * self._timestep_ns
@@ -383,7 +396,7 @@ class SimNode(Node):
         joints.position[:] = sim.joint_positions()
         joints.velocity[:] = sim.joint_velocities()
         joints.effort[:] = sim.joint_efforts()
-        self._joint_pub.publish(joints.to_bytes())
+        self._publish_raw[self._joint_pub](joints.to_bytes())
         if periods % self._imu_every == 0:
             self._publish_imu(now_ns)
         if periods % self._odom_every == 0:
@@ -405,7 +418,7 @@ class SimNode(Node):
         imu.linear_acceleration[:] = accel + self.sim.rng.normal(0.0, accel_noise, 3) if accel_noise else accel
         imu.angular_velocity_covariance[::4] = max(gyro_noise, 1e-4) ** 2
         imu.linear_acceleration_covariance[::4] = max(accel_noise, 1e-3) ** 2
-        self._imu_pub.publish(imu.to_bytes())
+        self._publish_raw[self._imu_pub](imu.to_bytes())
 
     def _publish_odometry(self, now_ns: int) -> None:
         position, quaternion_wxyz = self.sim.head_pose()
@@ -421,15 +434,17 @@ class SimNode(Node):
             message.angular[:] = angular
         self._odom.pose_covariance[[0, 7, 14]] = max(noise, 1e-3) ** 2
         self._odom.pose_covariance[[21, 28, 35]] = 1e-4
-        self._truth_pub.publish(self._truth.to_bytes())
-        self._odom_pub.publish(self._odom.to_bytes())
+        self._publish_raw[self._truth_pub](self._truth.to_bytes())
+        self._publish_raw[self._odom_pub](self._odom.to_bytes())
 
     def _publish_contact_forces(self, now_ns: int) -> None:
+        if not any(publisher.get_subscription_count() for publisher in self._contact_pubs):
+            return  # nobody listens: skip the contact read-out (a third of a physics step)
         for publisher, message, wrench in zip(self._contact_pubs, self._contact_messages,
                                               self.sim.contact_wrenches()):
             message.set_stamp_ns(now_ns)
             message.wrench[:] = wrench
-            publisher.publish(message.to_bytes())
+            self._publish_raw[publisher](message.to_bytes())
 
     def _publish_diagnostics(self, now_ns: int) -> None:
         wall, sim_time = time.perf_counter(), now_ns * 1e-9
