@@ -1,8 +1,11 @@
 """The node set of each bringup mode, defined once for the launch file and the pip-mode runner.
 
 `launch_arguments` lists every argument with its default and description; `parse_arguments`
-turns `name:=value` words into checked values; `node_set` says which nodes run, with which
-parameter files and overrides. No ROS imports: both front ends convert at their edge.
+turns `name:=value` words into checked values (`check_arguments` does the same for the launch
+file's configurations, so both front ends accept and refuse the same input); `node_set` says
+which nodes run, with which parameter files and overrides. No ROS imports: both front ends
+convert at their edge, and both then run cobra_bringup.prestart's validation against the
+nodes' own parameter declarations before starting anything.
 """
 
 from __future__ import annotations
@@ -49,7 +52,12 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument('real_time_factor', '1.0', 'simulation: sim seconds per wall second; '
                    '0 = as fast as possible'),
     LaunchArgument('bag_path', '', 'bag directory to create; empty = bags/<launch>_<UTC time>'),
-    LaunchArgument('namespace', '', 'ROS namespace for every node and topic'),
+    LaunchArgument('namespace', '', 'ROS namespace for every node and topic (clock stays global)'),
+    LaunchArgument('frame_prefix', '', "prefix of the frame ids the sim or the odometry stamps, "
+                   "e.g. cobra/ so that two robots share one TF tree; empty = none"),
+    LaunchArgument('lockstep', 'auto', 'simulation: advance a command period only once the gait\'s '
+                   'command for it arrived and the logger kept up; auto = on when real_time_factor:=0',
+                   ('auto', 'on', 'off')),
     LaunchArgument('params_file', '', 'extra ROS parameter file applied after the defaults '
                    '(sections for any of the nodes)'),
     LaunchArgument('log_level', 'info', 'ROS log level of every node',
@@ -66,6 +74,7 @@ class NodeSpec:
     params_files: tuple[Path, ...]
     parameters: dict[str, object] = field(default_factory=dict)
     ends_run: bool = False  # exiting with 0 means the run is complete (a finite simulation)
+    arguments: dict[str, str] = field(default_factory=dict)  # parameter -> the launch argument setting it
 
 
 def _boolean(name: str, value: str) -> bool:
@@ -76,34 +85,45 @@ def _boolean(name: str, value: str) -> bool:
     raise BringupError(f"{name}:={value} is not a boolean: use {name}:=true or {name}:=false")
 
 
-def _number(name: str, value: str, minimum: float = 0.0) -> float:
+def _number(name: str, value: str) -> float:
+    """A number; its range is the receiving node's parameter descriptor's (checked by prestart)."""
     try:
-        number = float(value)
+        return float(value)
     except ValueError:
         raise BringupError(f'{name}:={value} is not a number') from None
-    if not number >= minimum:
-        raise BringupError(f'{name}:={value} must be at least {minimum:g}')
-    return number
+
+
+def check_argument_names(names: Iterable[str]) -> None:
+    unknown = [name for name in names if name not in ARGUMENTS_BY_NAME]
+    if unknown:
+        raise BringupError(f"unknown launch argument '{unknown[0]}'; known: {', '.join(ARGUMENTS_BY_NAME)}")
+
+
+def check_arguments(values: dict[str, str]) -> dict[str, str]:
+    """All arguments, defaults filled in, choices matched case-insensitively and lowercased."""
+    check_argument_names(values)
+    checked = {argument.name: argument.default for argument in LAUNCH_ARGUMENTS}
+    checked.update(values)
+    for name, value in checked.items():
+        choices = ARGUMENTS_BY_NAME[name].choices
+        if choices:
+            if value.lower() not in choices:
+                raise BringupError(f"{name}:={value} is not one of {', '.join(choices)}")
+            checked[name] = value.lower()
+    return checked
 
 
 def parse_arguments(words: Iterable[str]) -> dict[str, str]:
     """`name:=value` words -> all arguments with defaults filled in; rejects unknown names."""
-    values = {argument.name: argument.default for argument in LAUNCH_ARGUMENTS}
+    values: dict[str, str] = {}
     for word in words:
         name, separator, value = word.partition(':=')
         if not separator or not name:
             raise BringupError(f"malformed launch argument '{word}': write name:=value, "
                                f"e.g. use_sim:=true")
-        if name not in ARGUMENTS_BY_NAME:
-            raise BringupError(f"unknown launch argument '{name}'; known: {', '.join(ARGUMENTS_BY_NAME)}")
+        check_argument_names([name])
         values[name] = value
-    for name, value in values.items():
-        choices = ARGUMENTS_BY_NAME[name].choices
-        if choices:
-            if value.lower() not in choices:
-                raise BringupError(f"{name}:={value} is not one of {', '.join(choices)}")
-            values[name] = value.lower()
-    return values
+    return check_arguments(values)
 
 
 def default_bag_path(launch_file: str) -> Path:
@@ -128,10 +148,10 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             raise BringupError(f'missing parameter file {path}: is cobra_bringup installed?')
         return (path, *extra)
 
-    gait_parameters = {'gait': arguments['gait'], 'direction': arguments['direction'],
-                       'use_sim_time': use_sim}
+    gait_parameters: dict[str, object] = {'gait': arguments['gait'], 'direction': arguments['direction'],
+                                          'use_sim_time': use_sim}
     try:
-        gaits = available_gaits(load_gait_parameters(config_dir / 'gait.yaml'))
+        gaits = available_gaits(load_gait_parameters(*files('gait.yaml')))
         if arguments['gait'] not in gaits:
             raise BringupError(f"unknown gait '{arguments['gait']}': choose one of {', '.join(gaits)}")
         if arguments['gait'] == CSV_GAIT:
@@ -141,22 +161,29 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             read_trajectory_csv(csv_path, [j.name for j in load_robot_model().gait_joints()])
             gait_parameters['csv_file'] = str(csv_path)
     except (GaitError, RobotModelError) as error:
-        raise BringupError(str(error)) from error
+        raise BringupError(' '.join(str(error).split())) from error  # one line, as every error here
 
-    nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters)]
+    frame_prefix = {'frame_prefix': arguments['frame_prefix']} if arguments['frame_prefix'] else {}
+    nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters,
+                      arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file'})]
     if use_sim:
         nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
             'terrain': arguments['terrain'], 'duration_s': duration,
-            'real_time_factor': real_time_factor, 'use_sim_time': True,
-            'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True},
-            ends_run=duration > 0))
+            'real_time_factor': real_time_factor, 'use_sim_time': True, 'lockstep': arguments['lockstep'],
+            'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True,
+            **frame_prefix},
+            ends_run=duration > 0,
+            arguments={'terrain': 'terrain', 'duration_s': 'duration', 'real_time_factor': 'real_time_factor',
+                       'lockstep': 'lockstep', 'frame_prefix': 'frame_prefix'}))
     else:
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
-        nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml')))
+        nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml'),
+                              frame_prefix, arguments={'frame_prefix': 'frame_prefix'}))
     if record:
         bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
         if bag_path.exists():
             raise BringupError(f'bag_path {bag_path} already exists: choose a new bag_path:=...')
         nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
-                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim}))
+                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim},
+                                 arguments={'bag_path': 'bag_path'}))
     return nodes

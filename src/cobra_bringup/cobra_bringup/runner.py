@@ -13,13 +13,18 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from cobra_gaits.presets import CSV_GAIT, load_gait_parameters, preset_params
+from cobra_common.ros_domain import DomainClaim, claim_domain_id
+from cobra_gaits.presets import CSV_GAIT
 
 from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, LAUNCH_FILES, BringupError, NodeSpec,
                                     node_set, parse_arguments)
+from cobra_bringup.prestart import format_parameter, node_ros_arguments, validate_node_set
+
+__all__ = ['format_parameter', 'main', 'Runner']
 
 STOP_TIMEOUT_S = 10.0
 POLL_PERIOD_S = 0.1
@@ -40,34 +45,31 @@ def config_directory() -> Path:
     return package_prefix('cobra_bringup') / 'share' / 'cobra_bringup' / 'config'
 
 
-def format_parameter(value: object) -> str:
-    """A -p value whose YAML type matches the declared parameter type."""
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
 def command_line(spec: NodeSpec, namespace: str, log_level: str) -> list[str]:
     executable = package_prefix(spec.package) / 'lib' / spec.package / spec.executable
     if not os.access(executable, os.X_OK):
         raise BringupError(f'{spec.package}/{spec.executable} is not installed ({executable}); '
                            f'build the workspace with scripts/setup.sh')
-    words = [str(executable), '--ros-args', '-r', f'__node:={spec.name}', '--log-level', log_level]
-    if namespace:
-        words += ['-r', f'__ns:=/{namespace.strip("/")}']
-    for path in spec.params_files:
-        words += ['--params-file', str(path)]
-    for name, value in spec.parameters.items():
-        words += ['-p', f'{name}:={format_parameter(value)}']
-    return words
+    ros_arguments = node_ros_arguments(spec, namespace)  # the very arguments prestart validated
+    return [str(executable), '--ros-args', *ros_arguments[:2], '--log-level', log_level, *ros_arguments[2:]]
 
 
 @dataclass
 class RunningNode:
     spec: NodeSpec
     process: subprocess.Popen
+    signals_sent: list[signal.Signals] = field(default_factory=list)
+    reported: bool = False  # its own exit ended the run, and was said so
+
+    def send(self, signum: signal.Signals) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+            self.signals_sent.append(signum)
+
+    @property
+    def escalated(self) -> bool:
+        """It had to be sent a harder signal than the first to stop."""
+        return len(self.signals_sent) > 1
 
 
 def _restore_default_signals() -> None:
@@ -76,43 +78,67 @@ def _restore_default_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def simulation_environment() -> dict[str, str]:
-    """Simulation stays on loopback in its own ROS domain (the one in the environment, if set)."""
+def simulation_environment() -> tuple[dict[str, str], DomainClaim | None]:
+    """Simulation stays on loopback in its own ROS domain: the one in the environment if set,
+    otherwise one claimed with the tests' file lock (held until the claim is released)."""
     environment = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
-    environment.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
-    return environment
+    if environment.get('ROS_DOMAIN_ID'):
+        return environment, None
+    try:
+        claim = claim_domain_id()
+    except RuntimeError as error:
+        raise BringupError(str(error)) from None
+    environment['ROS_DOMAIN_ID'] = str(claim.domain_id)
+    return environment, claim
 
 
 class Runner:
-    def __init__(self, specs: list[NodeSpec], namespace: str, log_level: str,
-                 environment: dict[str, str] | None = None) -> None:
-        self.commands = [(spec, command_line(spec, namespace, log_level)) for spec in specs]
-        self.environment = environment
-        self.nodes: list[RunningNode] = []
-        self._stop_requested: int | None = None
+    """Starts the nodes, supervises them, stops them in reverse order.
 
-    def _request_stop(self, signum: int, frame: object) -> None:
-        self._stop_requested = signum
+    Exit code: 0 when the run ended normally (Ctrl-C, a finished simulation) and every node
+    stopped on its first signal with code 0; EXIT_NODE_FAILED naming the node when one died,
+    exited non-zero while stopping, or needed SIGTERM/SIGKILL. A second Ctrl-C sends SIGTERM to
+    every node still running at once, a third SIGKILL.
+    """
+
+    def __init__(self, specs: list[NodeSpec], namespace: str, log_level: str,
+                 environment: dict[str, str] | None = None, stop_timeout_s: float = STOP_TIMEOUT_S,
+                 commands: list[list[str]] | None = None) -> None:
+        self.commands = list(zip(specs, commands if commands is not None else
+                                 [command_line(spec, namespace, log_level) for spec in specs]))
+        self.environment = environment
+        self.stop_timeout_s = stop_timeout_s
+        self.nodes: list[RunningNode] = []
+        self._signals_received: list[int] = []
+        self._signals_handled = 0
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self._signals_received.append(signum)
 
     def run(self) -> int:
-        signal.signal(signal.SIGINT, self._request_stop)
-        signal.signal(signal.SIGTERM, self._request_stop)
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
         if self.environment is not None:
             print(f"[run] ROS_DOMAIN_ID={self.environment['ROS_DOMAIN_ID']}, discovery on localhost only",
                   flush=True)
-        for spec, words in self.commands:
-            print(f'[run] starting {spec.package}/{spec.executable} as {spec.name}', flush=True)
-            self.nodes.append(RunningNode(spec, subprocess.Popen(
-                words, env=self.environment, preexec_fn=_restore_default_signals)))
         try:
-            return self._supervise()
+            for spec, words in self.commands:
+                if self._signals_received:
+                    break
+                print(f'[run] starting {spec.package}/{spec.executable} as {spec.name}', flush=True)
+                self.nodes.append(RunningNode(spec, subprocess.Popen(
+                    words, env=self.environment, preexec_fn=_restore_default_signals)))
+            code = self._supervise()
         finally:
-            self._stop_all()
+            stop_code = self._stop_all()
+        return code or stop_code
 
     def _supervise(self) -> int:
         while True:
-            if self._stop_requested is not None:
-                print(f'[run] {signal.Signals(self._stop_requested).name}: stopping all nodes', flush=True)
+            if self._signals_received:
+                self._signals_handled = 1
+                print(f'[run] {signal.Signals(self._signals_received[0]).name}: stopping all nodes '
+                      f'(again: SIGTERM at once)', flush=True)
                 return 0
             for node in self.nodes:
                 code = node.process.poll()
@@ -123,36 +149,86 @@ class Runner:
                     return 0
                 print(f"[run] required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
                       f'exited with code {code}: stopping all nodes', file=sys.stderr, flush=True)
+                node.reported = True
                 return EXIT_NODE_FAILED
             time.sleep(POLL_PERIOD_S)
 
-    def _stop_all(self) -> None:
-        """SIGINT in reverse start order (the logger, started first, stops last), then escalate."""
+    def _user_escalation(self) -> None:
+        """Each further Ctrl-C: SIGTERM, then SIGKILL, to every node still running, at once."""
+        while self._signals_handled < len(self._signals_received):
+            self._signals_handled += 1
+            harder = signal.SIGTERM if self._signals_handled == 2 else signal.SIGKILL
+            running = [node for node in self.nodes if node.process.poll() is None]
+            if running:
+                print(f'[run] {signal.Signals(self._signals_received[self._signals_handled - 1]).name} '
+                      f"again: sending {harder.name} to {', '.join(n.spec.name for n in running)} now",
+                      file=sys.stderr, flush=True)
+            for node in running:
+                node.send(harder)
+
+    def _stop_all(self) -> int:
+        """SIGINT in reverse start order (the logger, started first, stops last), escalating to
+        SIGTERM and SIGKILL after stop_timeout_s each; then judge how each node ended."""
         for node in reversed(self.nodes):
-            if node.process.poll() is None:
-                node.process.send_signal(signal.SIGINT)
-            self._wait(node)
+            if node.process.poll() is None and not node.signals_sent:
+                node.send(signal.SIGINT)
+            for harder in (signal.SIGTERM, signal.SIGKILL, None):
+                deadline = time.monotonic() + self.stop_timeout_s
+                while node.process.poll() is None and time.monotonic() < deadline:
+                    self._user_escalation()
+                    time.sleep(POLL_PERIOD_S)
+                if node.process.poll() is not None or harder is None:
+                    break
+                print(f'[run] {node.spec.name} did not stop within {self.stop_timeout_s:g} s of '
+                      f'{node.signals_sent[-1].name}: sending {harder.name}', file=sys.stderr, flush=True)
+                node.send(harder)
+            node.process.wait()
+        failed = False
+        for node in self.nodes:
+            if node.reported:
+                continue
+            if node.escalated:
+                print(f"[run] error: node '{node.spec.name}' needed {node.signals_sent[-1].name} to stop "
+                      f'(exit code {node.process.returncode})', file=sys.stderr, flush=True)
+                failed = True
+            elif node.process.returncode != 0:
+                print(f"[run] error: node '{node.spec.name}' exited with code {node.process.returncode} "
+                      'while stopping', file=sys.stderr, flush=True)
+                failed = True
+        return EXIT_NODE_FAILED if failed else 0
 
-    @staticmethod
-    def _wait(node: RunningNode) -> None:
-        for escalation in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                node.process.wait(timeout=STOP_TIMEOUT_S)
-                return
-            except subprocess.TimeoutExpired:
-                print(f'[run] {node.spec.name} did not stop: sending {escalation.name}', file=sys.stderr)
-                node.process.send_signal(escalation)
-        node.process.wait()
+
+def rates_from(values_by_node: dict[str, dict[str, Any]], simulated: bool) -> dict[str, float]:
+    """The message rates the run promises, from the nodes' declared periods and rates."""
+    from cobra_bringup.run_summary import HARDWARE_TOPIC_RATES_HZ, SIM_TOPIC_RATES_HZ
+    rates = dict(SIM_TOPIC_RATES_HZ if simulated else HARDWARE_TOPIC_RATES_HZ)
+    gait, sim = values_by_node.get('gait_node', {}), values_by_node.get('sim_node', {})
+    if 'rate_hz' in gait:
+        rates['joint_commands'] = gait['rate_hz']
+    for topic, period in (('joint_states', 'control_period_s'), ('imu/data', 'imu_period_s'),
+                          ('odom', 'odom_period_s'), ('ground_truth/odom', 'odom_period_s')):
+        if sim.get(period):
+            rates[topic] = 1.0 / sim[period]
+    return rates
 
 
-def print_summary(bag_path: Path, gait: str) -> None:
+def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], simulated: bool) -> int:
+    """Print the run summary; EXIT_NODE_FAILED when the bag shows the run went wrong."""
     from cobra_bringup.run_summary import format_summary, summarize
+    gait = values_by_node.get('gait_node', {})
+    frequency = gait.get('frequency_hz') if gait.get('gait') != CSV_GAIT else None
     try:
-        frequency = None if gait == CSV_GAIT else preset_params(
-            load_gait_parameters(config_directory() / 'gait.yaml'), gait).frequency_hz
-        print(format_summary(summarize(bag_path, frequency)), flush=True)
+        summary = summarize(bag_path, frequency or None, gait.get('ramp_duration_s', 2.0),
+                            rates_from(values_by_node, simulated))
     except (ValueError, OSError) as error:
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
+        return 0
+    print(format_summary(summary), flush=True)
+    if summary.problems:
+        print(f'[run] error: the run went wrong ({len(summary.problems)} problem(s) above)',
+              file=sys.stderr, flush=True)
+        return EXIT_NODE_FAILED
+    return 0
 
 
 def usage() -> str:
@@ -169,21 +245,30 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if words else EXIT_BAD_ARGUMENTS
     launch_file, *arguments = words
+    claim = None
     try:
         if Path(launch_file).name not in LAUNCH_FILES:
             raise BringupError(f"unknown launch file '{launch_file}': choose one of {', '.join(LAUNCH_FILES)}")
         values = parse_arguments(arguments)
         specs = node_set(values, config_directory(), Path(launch_file).name)
         simulated = any(spec.package == 'cobra_sim' for spec in specs)
-        runner = Runner(specs, values['namespace'], values['log_level'],
-                        simulation_environment() if simulated else None)
+        environment, claim = simulation_environment() if simulated else (None, None)
+        domain_id = int(environment['ROS_DOMAIN_ID']) if environment else None
+        specs, values_by_node = validate_node_set(specs, values['namespace'], domain_id)
+        runner = Runner(specs, values['namespace'], values['log_level'], environment)
     except BringupError as error:
         print(f'error: {error}', file=sys.stderr)
+        if claim is not None:
+            claim.release()
         return EXIT_BAD_ARGUMENTS
-    code = runner.run()
+    try:
+        code = runner.run()
+    finally:
+        if claim is not None:
+            claim.release()
     logger = next((spec for spec in specs if spec.package == 'cobra_logger'), None)
     if code == 0 and logger is not None:
-        print_summary(Path(str(logger.parameters['bag_path'])), values['gait'])
+        code = print_summary(Path(str(logger.parameters['bag_path'])), values_by_node, simulated)
     return code
 
 

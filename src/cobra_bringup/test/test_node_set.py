@@ -197,7 +197,7 @@ def test_sim_mode_missing_sim_yaml_is_named(full_config):
 def test_missing_gait_yaml_is_reported_as_bringup_error(tmp_path):
     empty = tmp_path / 'empty_config'
     empty.mkdir()
-    with pytest.raises(BringupError, match='gait parameter file not found') as error:
+    with pytest.raises(BringupError, match='missing parameter file') as error:
         _nodes('use_sim:=true', config=empty)
     assert str(empty / 'gait.yaml') in str(error.value)
 
@@ -277,11 +277,10 @@ def test_params_file_is_applied_after_defaults_for_every_node(tmp_path):
 
 @pytest.mark.parametrize('word, message', [
     ('duration:=soon', 'duration:=soon is not a number'),
-    ('duration:=-1', 'duration:=-1 must be at least 0'),
-    ('duration:=nan', 'duration:=nan must be at least 0'),
     ('real_time_factor:=fast', 'real_time_factor:=fast is not a number'),
 ])
-def test_bad_numbers_are_refused(word, message):
+def test_non_numbers_are_refused(word, message):
+    """Ranges are the sim node's parameter descriptors' (checked by prestart), not node_set's."""
     with pytest.raises(BringupError, match=message):
         _nodes('use_sim:=true', word)
 

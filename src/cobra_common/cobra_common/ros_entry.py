@@ -52,6 +52,10 @@ class StartupError(RuntimeError):
     """A node cannot start with the given parameters; the message says how to fix it."""
 
 
+class ParameterValueError(StartupError):
+    """One parameter's value is refused by its descriptor: wrong type, out of range, not finite."""
+
+
 def set_stamp(stamp: TimeMsg, t_s: float) -> TimeMsg:
     """Write t [s] into an existing Time message (hot loops reuse their messages)."""
     stamp.sec, stamp.nanosec = divmod(int(round(t_s * 1e9)), 1_000_000_000)
@@ -92,7 +96,7 @@ def _given_value(node: Node, name: str) -> Any:
 
 
 def _parameter_error(node: Node, name: str, default: Any, descriptor: ParameterDescriptor,
-                     error: Exception) -> StartupError:
+                     error: Exception) -> ParameterValueError:
     given = _given_value(node, name)
     where = f"{node.get_name()}: parameter '{name}'"
     allowed = range_text(descriptor)
@@ -100,12 +104,12 @@ def _parameter_error(node: Node, name: str, default: Any, descriptor: ParameterD
     if isinstance(default, float) and isinstance(given, int) and not isinstance(given, bool):
         type_name += f' (write {given}.0, not {given})'
     if 'type' in type(error).__name__.lower():
-        return StartupError(f'{where} = {given!r} has the wrong type: it must be {type_name}'
+        return ParameterValueError(f'{where} = {given!r} has the wrong type: it must be {type_name}'
                             + (f' in {allowed}' if allowed else '') + f' (default {default!r})')
     if allowed:
-        return StartupError(f'{where} = {given!r} is out of range: allowed {allowed} '
+        return ParameterValueError(f'{where} = {given!r} is out of range: allowed {allowed} '
                             f'(default {default!r})')
-    return StartupError(f'{where} = {given!r} is refused: {error}')
+    return ParameterValueError(f'{where} = {given!r} is refused: {error}')
 
 
 def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> dict[str, Any]:
@@ -122,7 +126,7 @@ def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> di
         except ParameterException as error:
             raise _parameter_error(node, name, default, descriptor, error) from None
         if isinstance(values[name], float) and not math.isfinite(values[name]):
-            raise StartupError(f"{node.get_name()}: parameter '{name}' = {values[name]!r} must be a "
+            raise ParameterValueError(f"{node.get_name()}: parameter '{name}' = {values[name]!r} must be a "
                                f'finite number (default {default!r})')
     return values
 
