@@ -139,7 +139,8 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         body_mass_kg = sum(body.masses_kg)
         lines = [body.inertial_xml()] if body_mass_kg > 0.0 else []
         attributes = terrain.robot_geom_attributes(body_mass_kg, timestep_s)
-        lines.extend(_geom_xml(name, shape, attributes, frame, mesh_name) for name, shape, frame, mesh_name in body.geoms)
+        lines.extend(_geom_xml(name, shape, attributes, frame, mesh_name)
+                     for name, shape, frame, mesh_name in body.geoms)
         lines.extend(body.sites)
         for joint, joint_frame in moving:
             if joint.type not in ('revolute', 'continuous'):

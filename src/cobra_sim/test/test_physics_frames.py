@@ -6,6 +6,7 @@ frame_id = <link> holds force and torque about that link's origin in that link's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,8 @@ def robot():
     return load_robot_model(URDF)
 
 
-def record_head(sim: CobraSim, steps: int, before_step=None) -> tuple[np.ndarray, ...]:
+def record_head(sim: CobraSim, steps: int, before_step: Callable[[int], None] | None = None
+                ) -> tuple[np.ndarray, list[Rotation], np.ndarray, np.ndarray]:
     """Head pose and twist after each physics step."""
     positions, rotations, linear, angular = [], [], [], []
     for step in range(steps):
@@ -41,7 +43,8 @@ def record_head(sim: CobraSim, steps: int, before_step=None) -> tuple[np.ndarray
     return np.array(positions), rotations, np.array(linear), np.array(angular)
 
 
-def assert_twist_is_the_pose_derivative_in_base_link(sim: CobraSim, steps: int, before_step=None,
+def assert_twist_is_the_pose_derivative_in_base_link(sim: CobraSim, steps: int,
+                                                     before_step: Callable[[int], None] | None = None,
                                                      tolerance: float = 0.01) -> None:
     """Differences of the published poses over the step that ends at each sample, rotated into
     base_link, equal the twist (MuJoCo's semi-implicit Euler moves the pose with the new velocity,
@@ -68,14 +71,19 @@ def test_twist_of_a_sidewinding_robot_is_in_base_link(robot):
     joints = robot.gait_joints()
     generator = SidewindingGenerator([j.axis_kind for j in joints], SidewindingParams(0.4, 0.35, 0.70, 'left'))
     generator.ramp.start()
+    names = [j.name for j in joints]
     sim = CobraSim(robot, RigidGround(), SimParams(), np.random.default_rng(0))
     sim.settle()
-    sim.run(3.0, lambda t: dict(zip([j.name for j in joints], (generator.advance(0.002), generator.positions())[1])))
+
+    def gait(_t: float) -> dict[str, float]:
+        generator.advance(sim.params.control_period_s)
+        return dict(zip(names, generator.positions()))
+
+    sim.run(3.0, gait)  # past the start ramp: the robot winds and its head rolls and yaws
 
     def command(step: int) -> None:
         if step % sim.steps_per_control == 0:
-            generator.advance(sim.params.control_period_s)
-            sim.set_targets(dict(zip([j.name for j in joints], generator.positions())))
+            sim.set_targets(gait(sim.time_s))
             sim.begin_control_period()
 
     assert_twist_is_the_pose_derivative_in_base_link(sim, 400, command)
