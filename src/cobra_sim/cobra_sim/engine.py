@@ -68,7 +68,11 @@ class CobraSim:
                                                   'control period')
         self.mjcf = build_mjcf(robot, terrain, params.servo, params.timestep_s,
                                params.initial_height_m, params.imu_frame)
-        self.model = mujoco.MjModel.from_xml_string(self.mjcf)
+        try:
+            self.model = mujoco.MjModel.from_xml_string(self.mjcf)
+        except ValueError as error:  # e.g. a degenerate mesh, a moving link without mass
+            raise SimConfigError(f'MuJoCo cannot build the model of URDF {robot.source or robot.name!s}: '
+                                 f'{error}. Fix that link in the URDF.') from error
         self.data = mujoco.MjData(self.model)
         joints = robot.actuated_joints
         self.joint_names: list[str] = [j.name for j in joints]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cobra_description.robot_model import load_robot_model
-from cobra_sim.engine import CobraSim, SimParams
+from cobra_sim.engine import CobraSim, SimConfigError, SimParams
 from cobra_sim.terrain import RigidGround
 
 # a 0.2 x 0.1 x 0.06 m box as 12 triangles (corners of the unit cube scaled in the URDF)
@@ -104,3 +104,14 @@ def test_fixed_child_with_inertia_is_lumped_into_its_parent(tmp_path):
     np.testing.assert_allclose(rotation @ np.diag(sim.model.body_inertia[body]) @ rotation.T, expected, atol=1e-9)
     # the bracket's frame is still there for sensors and TF (a site)
     np.testing.assert_allclose(sim.model.site('bracket').pos, [0.1, 0.0, 0.0], atol=1e-9)
+
+
+def test_a_moving_link_without_mass_is_refused_naming_it(tmp_path):
+    urdf = tmp_path / 'bad.urdf'
+    urdf.write_text('''<robot name="bad"><link name="a"><inertial><mass value="1"/>
+        <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <link name="massless"/>
+      <joint name="j" type="revolute"><parent link="a"/><child link="massless"/><axis xyz="0 0 1"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>''')
+    with pytest.raises(SimConfigError, match="bad.urdf.*'massless'"):
+        CobraSim(load_robot_model(urdf), RigidGround(), SimParams(imu_frame='a'), np.random.default_rng(0))
