@@ -113,5 +113,5 @@ def test_a_moving_link_without_mass_is_refused_naming_it(tmp_path):
       <link name="massless"/>
       <joint name="j" type="revolute"><parent link="a"/><child link="massless"/><axis xyz="0 0 1"/>
         <limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>''')
-    with pytest.raises(SimConfigError, match="bad.urdf.*'massless'"):
+    with pytest.raises(SimConfigError, match=r"(?s)bad\.urdf.*'massless'"):
         CobraSim(load_robot_model(urdf), RigidGround(), SimParams(imu_frame='a'), np.random.default_rng(0))
