@@ -132,3 +132,39 @@ def test_step_refuses_arrays_of_the_wrong_shape() -> None:
     terrain = _terrain([BodyGeometry('a', 1.0, (CollisionShape('sphere', (0.05,)),))])
     with pytest.raises(ValueError, match=r'rotation has shape \(1, 3\), expected \(1, 3, 3\)'):
         terrain.step(np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3)), 1e-3)
+
+
+def test_row_culling_finds_exactly_the_hits_of_the_full_active_box() -> None:
+    from cobra_sim.soil import raycast
+    rng = np.random.default_rng(3)
+    kinds = ('sphere', 'capsule', 'cylinder', 'box')
+    bodies = [BodyGeometry(f'b{k}', 1.0, (CollisionShape(kinds[k % 4], (0.03, 0.06, 0.02)),
+                                          CollisionShape(kinds[(k + 1) % 4], (0.02, 0.04, 0.03),
+                                                         position_m=(0.05, 0.0, 0.0))))
+              for k in range(8)]
+    terrain = _terrain(bodies)
+    zeros = np.zeros((8, 3))
+    rotations = Rotation.random(8, random_state=rng).as_matrix()
+    positions = np.column_stack([rng.uniform(-0.6, 0.6, (8, 2)), rng.uniform(-0.01, 0.04, 8)])
+    for _ in range(3):   # make ruts and berms first
+        terrain.step(positions, rotations, zeros, zeros, 1e-3)
+    rotations = Rotation.random(8, random_state=rng).as_matrix()
+    hit_sets = []
+    for row_cull in (True, False):
+        field = terrain.field
+        args = (terrain.shapes.kind, terrain.shapes.size_m, terrain._shape_center, terrain._shape_rotation,
+                terrain.shapes.body_start, terrain._aabb, terrain.min_x_m, terrain.min_y_m, 0.02, field.max_i,
+                field.max_j, 0.0, terrain.max_level_m, 0.1, 0.4, field.tile_dir, field.node_f, terrain._hash_key,
+                terrain._hash_z, terrain._hash_body, terrain._hit_slots, terrain._hit_i, terrain._hit_j,
+                terrain._counters)
+        raycast.world_shape_poses(positions, rotations, terrain.shapes.position_m, terrain.shapes.rotation,
+                                  terrain.shapes.body_start, terrain._shape_center, terrain._shape_rotation)
+        raycast.body_aabbs(terrain.shapes.kind, terrain.shapes.size_m, terrain._shape_center,
+                           terrain._shape_rotation, terrain.shapes.body_start, 0.0, terrain._aabb)
+        n = raycast.cast_rays(*args, row_cull)
+        slots = terrain._hit_slots[:n]
+        hit_sets.append((set(zip(terrain._hit_i[:n], terrain._hit_j[:n], terrain._hash_body[slots],
+                                 terrain._hash_z[slots])), int(terrain._counters[1])))
+    (culled, culled_rays), (full, full_rays) = hit_sets
+    assert len(full) > 50
+    assert culled == full and culled_rays < full_rays

@@ -123,6 +123,66 @@ def shape_half_extent(kind: int, size: np.ndarray, rotation: np.ndarray, axis: i
 
 
 @njit(cache=True)
+def row_y_range(kind: int, size: np.ndarray, center: np.ndarray, rotation: np.ndarray, x: float,
+                z_cut: float) -> tuple[float, float]:
+    """Conservative y-interval where the vertical lines at this x can meet the part of the shape
+    below z_cut (only that part can load soil); (inf, -inf) if none, (-inf, inf) if not bounded
+    here (boxes: the AABB applies). Cylinders are bounded by the capsule containing them."""
+    if kind == BOX:
+        return -np.inf, np.inf
+    r = size[0]
+    if kind == SPHERE:
+        depth = z_cut - center[2]
+        if depth <= -r:
+            return np.inf, -np.inf
+        rho = r if depth >= 0.0 else math.sqrt(r * r - depth * depth)
+        dx = x - center[0]
+        if abs(dx) > rho:
+            return np.inf, -np.inf
+        half = math.sqrt(rho * rho - dx * dx)
+        return center[1] - half, center[1] + half
+    # Segment P(t) = c + (2t - 1) h a, t in [0, 1], inflated by r.
+    h = size[1]
+    ax = rotation[0, 2] * h
+    ay = rotation[1, 2] * h
+    az = rotation[2, 2] * h
+    t_lo = 0.0
+    t_hi = 1.0
+    # Submerged part: P_z(t) - r < z_cut, with P_z(t) = c_z - a_z + 2 a_z t.
+    base_z = center[2] - az - r - z_cut
+    if abs(az) < 1e-15:
+        if base_z >= 0.0:
+            return np.inf, -np.inf
+    elif az > 0.0:
+        t_hi = min(t_hi, -base_z / (2.0 * az))
+    else:
+        t_lo = max(t_lo, -base_z / (2.0 * az))
+    if t_lo > t_hi:
+        return np.inf, -np.inf
+    lowest_axis_z = min(center[2] - az + 2.0 * az * t_lo, center[2] - az + 2.0 * az * t_hi)
+    rho = r
+    if lowest_axis_z > z_cut:
+        rho = math.sqrt(max(0.0, r * r - (lowest_axis_z - z_cut) ** 2))
+    # Row: |x - P_x(t)| <= rho.
+    base_x = center[0] - ax - x
+    if abs(ax) < 1e-15:
+        if abs(base_x) > rho:
+            return np.inf, -np.inf
+    else:
+        t1 = (-rho - base_x) / (2.0 * ax)
+        t2 = (rho - base_x) / (2.0 * ax)
+        if t1 > t2:
+            t1, t2 = t2, t1
+        t_lo = max(t_lo, t1)
+        t_hi = min(t_hi, t2)
+    if t_lo > t_hi:
+        return np.inf, -np.inf
+    y1 = center[1] - ay + 2.0 * ay * t_lo
+    y2 = center[1] - ay + 2.0 * ay * t_hi
+    return min(y1, y2) - rho, max(y1, y2) + rho
+
+
+@njit(cache=True)
 def world_shape_poses(body_position: np.ndarray, body_rotation: np.ndarray, shape_position: np.ndarray,
                       shape_rotation: np.ndarray, body_start: np.ndarray, out_center: np.ndarray,
                       out_rotation: np.ndarray) -> None:
@@ -164,7 +224,7 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
               max_i: int, max_j: int, reference_level: float, max_level: float, window_up: float,
               window_down: float, tile_dir: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
               hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
-              hit_j: np.ndarray, counters: np.ndarray) -> int:
+              hit_j: np.ndarray, counters: np.ndarray, row_cull: bool = True) -> int:
     """Collect this step's loaded nodes in an open-addressing hash keyed by node index.
 
     A node is a hit when the lowest body surface over it lies inside Chrono's window around the
@@ -206,7 +266,22 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
         body_z_min = aabb[b, 2]
         for i in range(i0, i1 + 1):
             x = min_x + i * spacing
-            for j in range(j0, j1 + 1):
+            row_j0 = j0
+            row_j1 = j1
+            if row_cull:   # only the nodes under the body's part below the highest soil
+                y_lo = np.inf
+                y_hi = -np.inf
+                for s in range(body_start[b], body_start[b + 1]):
+                    lo, hi = row_y_range(kind[s], size[s], center[s], rotation[s], x, max_level)
+                    y_lo = min(y_lo, lo)
+                    y_hi = max(y_hi, hi)
+                if y_lo > y_hi:
+                    continue
+                if y_lo > -np.inf:
+                    row_j0 = max(j0, int(math.ceil((y_lo - min_y) / spacing)))
+                if y_hi < np.inf:
+                    row_j1 = min(j1, int(math.floor((y_hi - min_y) / spacing)))
+            for j in range(row_j0, row_j1 + 1):
                 slot = node_slot(i, j, tile_dir)
                 if slot < 0:
                     level = reference_level
