@@ -195,7 +195,7 @@ class CompliantGround:
              angular_velocity_rad_s: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
         """Ground wrenches for this step; the returned arrays are reused by the next call."""
         pos, rot, vel, omega = check_body_state(self.n_bodies, position_m, rotation, linear_velocity_m_s,
-                                                angular_velocity_rad_s)
+                                                angular_velocity_rad_s, dt_s)
         p = self.params
         world_shape_poses(pos, rot, self.shapes.position_m, self.shapes.rotation, self.shapes.body_start,
                           self._center, self._rotation)

@@ -395,7 +395,7 @@ class ScmTerrain:
         The returned arrays are reused by the next call: copy them if you keep them.
         """
         pos, rot, vel, omega = check_body_state(self.n_bodies, position_m, rotation, linear_velocity_m_s,
-                                                angular_velocity_rad_s)
+                                                angular_velocity_rad_s, dt_s)
         p = self.params
         grid = p.grid
         soil = p.soil

@@ -95,8 +95,11 @@ def pack_shapes(bodies: Sequence[BodyGeometry]) -> PackedShapes:
 
 
 def check_body_state(n_bodies: int, position_m: np.ndarray, rotation: np.ndarray,
-                     linear_velocity_m_s: np.ndarray, angular_velocity_rad_s: np.ndarray) -> tuple[np.ndarray, ...]:
+                     linear_velocity_m_s: np.ndarray, angular_velocity_rad_s: np.ndarray,
+                     dt_s: float) -> tuple[np.ndarray, ...]:
     """The four per-step arrays as contiguous float64 of the right shapes (ValueError if not)."""
+    if not dt_s > 0.0:
+        raise ValueError(f'dt_s = {dt_s} must be > 0')
     out = []
     for name, array, shape in (('position_m', position_m, (n_bodies, 3)), ('rotation', rotation, (n_bodies, 3, 3)),
                                ('linear_velocity_m_s', linear_velocity_m_s, (n_bodies, 3)),
