@@ -7,13 +7,21 @@ p50/p99/max period (from the joint_states read stamps over the whole run and fro
 driver's own 5 s window), missed deadlines, failed reads, bus bytes per cycle, wire time per
 cycle at the configured baud rate (the physical floor) and the driver's CPU use.
 
-Before the driver, the same run measures the bare baseline against the same emulator: the
-official SDK's GroupSyncWrite of the goal positions + Fast Sync Read (GroupSyncRead.fastSyncRead)
-of the same block from the same servos, in this process, CPU per cycle from time.process_time
-around the SDK calls. Its port waits for replies in select() (as the driver's does) instead of
-the SDK's busy poll, so the baseline is the SDK's packet work, not time spent spinning while
-the emulator answers. The printed ratio is the driver node's whole CPU per cycle (loop,
-pacing, ROS publishing, the executor taking 100 Hz commands) over that baseline.
+CPU per cycle against the bare SDK, measured in the same run against the same emulator:
+* bare: the official SDK's GroupSyncWrite of 12 goal positions + Fast Sync Read
+  (GroupSyncRead.fastSyncRead) of the same 12-byte block, CPU from time.process_time around
+  the SDK calls. Its port waits for replies in select() (as the driver's does) instead of the
+  SDK's busy poll, so the baseline is the SDK's packet work, not time spent spinning while the
+  emulator answers.
+* driver cycle: the driver's JointDriver.cycle on the same bus (goals from a live 100 Hz
+  command stream taken through the command guard, feedback decoded to SI units) plus filling
+  and publishing the node's JointState (to a topic without subscribers, so no DDS transport).
+  Both run in this process on the same deadline scheduler, in alternating blocks of 250
+  cycles, so machine load hits both alike; the printed ratio is driver cycle / bare.
+* driver node: afterwards, the whole node process (loop, pacing, rclpy publishing to this
+  bench's subscriber, the executor taking 100 Hz commands), CPU from /proc, over the same bare
+  figure. Publishing a JointState to a subscriber in another process costs FastDDS about
+  0.15 ms of CPU here by itself; that part is ROS transport, not driver code.
 
     python scripts/bench/driver_bench.py --seconds 20
 """
@@ -61,35 +69,104 @@ class SelectPortHandler(sdk.PortHandler):
         return data
 
 
-def bare_sdk_cpu_per_cycle(port: str, servo_ids: list[int], rate_hz: float, seconds: float) -> tuple[float, int, int]:
-    """(CPU seconds per cycle of Sync Write + Fast Sync Read, cycles, failed reads) with the bare SDK."""
-    handler = SelectPortHandler(port)
-    handler.openPort()
-    handler.setBaudRate(4_000_000)
-    packet = sdk.PacketHandler(2.0)
-    goal = ct.ITEMS['goal_position']
-    write = sdk.GroupSyncWrite(handler, packet, goal.address, goal.size)
-    read = sdk.GroupSyncRead(handler, packet, ct.INDIRECT_DATA_1, FeedbackBlock().length)
-    for servo_id in servo_ids:  # set-up as the driver does it: no return delay (default 500 us each)
-        packet.write1ByteTxRx(handler, servo_id, ct.ITEMS['return_delay_time'].address, 0)
-        write.addParam(servo_id, list(ct.encode(goal, ct.POSITION_CENTRE_TICK)))
-        read.addParam(servo_id)
+class BareSdkLoop:
+    """The baseline: GroupSyncWrite of the goals + Fast Sync Read of the feedback block, nothing else."""
+
+    def __init__(self, port: str, servo_ids: list[int]) -> None:
+        self.handler = SelectPortHandler(port)
+        self.handler.openPort()
+        self.handler.setBaudRate(4_000_000)
+        packet = sdk.PacketHandler(2.0)
+        self.goal = ct.ITEMS['goal_position']
+        self.write = sdk.GroupSyncWrite(self.handler, packet, self.goal.address, self.goal.size)
+        self.read = sdk.GroupSyncRead(self.handler, packet, ct.INDIRECT_DATA_1, FeedbackBlock().length)
+        self.servo_ids = servo_ids
+        for servo_id in servo_ids:  # set-up as the driver does it: no return delay (default 500 us each)
+            packet.write1ByteTxRx(self.handler, servo_id, ct.ITEMS['return_delay_time'].address, 0)
+            self.write.addParam(servo_id, list(ct.encode(self.goal, ct.POSITION_CENTRE_TICK)))
+            self.read.addParam(servo_id)
+        self.cycles = self.failed = 0
+
+    def cycle(self) -> None:
+        for servo_id in self.servo_ids:  # a new goal each cycle, as the driver sends
+            self.write.changeParam(servo_id, list(ct.encode(self.goal, ct.POSITION_CENTRE_TICK + self.cycles % 16)))
+        self.write.txPacket()
+        self.failed += self.read.fastSyncRead() != sdk.COMM_SUCCESS
+        self.cycles += 1
+
+
+def fill_joint_state_fallback(message, sample) -> None:  # type: ignore[no-untyped-def]
+    """How the node filled its JointState before driver_node.fill_joint_state existed (for before/after runs)."""
+    from rclpy.time import Time
+    message.header.stamp = Time(nanoseconds=sample.stamp_ns).to_msg()
+    message.name = sample.names
+    message.position = sample.position_rad
+    message.velocity = sample.velocity_rad_s
+    message.effort = sample.effort_nm
+
+
+def interleaved_cpu_per_cycle(port: str, joint_count: int, rate_hz: float, seconds: float,
+                              block_cycles: int = 250) -> dict[str, float]:
+    """CPU seconds per cycle of the bare SDK loop and of the driver's cycle, in alternating blocks."""
+    import rclpy
+    from rclpy.node import Node
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import JointState
+
+    from cobra_driver import driver_node
+    from cobra_driver.driver_config import build_config
+    from cobra_driver.driver_core import JointDriver
+
+    fill = getattr(driver_node, 'fill_joint_state', fill_joint_state_fallback)
+    rclpy.init()
+    node = Node('driver_bench_cycle')
+    publisher = node.create_publisher(JointState, 'driver_bench/joint_states_unsubscribed', qos_profile_sensor_data)
+    servo_ids = list(range(1, joint_count + 2))
+    names = [f'joint_{i}' for i in range(1, joint_count + 1)]
+    driver = JointDriver(build_config({
+        'port': port, 'rate_hz': rate_hz, 'joint_names': names, 'joint_ids': servo_ids[:-1],
+        'zero_offsets_rad': [0.0] * joint_count, 'directions': [1] * joint_count, 'latch_id': servo_ids[-1]}))
+    driver.start()
+    bare = BareSdkLoop(port, servo_ids)
+    submit = getattr(driver.commands, 'submit_message', None)
+    command, message = JointState(name=names), JointState()
     scheduler = DeadlineScheduler(1.0 / rate_hz)
-    cpu_s, cycles, failed = 0.0, 0, 0
+    guard_s = 0.1 / rate_hz
+    cpu = {'bare': 0.0, 'driver': 0.0}
+    cycles = {'bare': 0, 'driver': 0}
     end = time.monotonic() + seconds
     try:
         while time.monotonic() < end:
-            scheduler.wait()
-            start = time.process_time()
-            for servo_id in servo_ids:  # a new goal each cycle, as the driver sends
-                write.changeParam(servo_id, list(ct.encode(goal, ct.POSITION_CENTRE_TICK + cycles % 16)))
-            write.txPacket()
-            failed += read.fastSyncRead() != sdk.COMM_SUCCESS
-            cpu_s += time.process_time() - start
-            cycles += 1
+            for _ in range(block_cycles):
+                scheduler.wait()
+                start = time.process_time()
+                if cycles['driver'] % round(rate_hz / 100.0) == 0:  # 100 Hz commands, as the gait sends
+                    phase = 2 * math.pi * 0.4 * cycles['driver'] / rate_hz
+                    command.position = [0.5 * math.sin(phase + i * math.pi / 6) for i in range(joint_count)]
+                    if submit is not None:
+                        submit(command, time.monotonic())
+                    else:
+                        driver.commands.submit(command.name, command.position, command.velocity, time.monotonic())
+                sample = driver.cycle(deadline=scheduler.next_deadline - guard_s)
+                if sample is not None:
+                    fill(message, sample)
+                    publisher.publish(message)
+                cpu['driver'] += time.process_time() - start
+                cycles['driver'] += 1
+            for _ in range(block_cycles):
+                scheduler.wait()
+                start = time.process_time()
+                bare.cycle()
+                cpu['bare'] += time.process_time() - start
+                cycles['bare'] += 1
     finally:
-        handler.closePort()
-    return cpu_s / max(1, cycles), cycles, failed
+        bare.handler.closePort()
+        driver.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return {'bare_s': cpu['bare'] / cycles['bare'], 'driver_s': cpu['driver'] / cycles['driver'],
+            'cycles': float(cycles['bare'] + cycles['driver']), 'bare_failed': float(bare.failed),
+            'driver_failed': float(driver.read_failures)}
 
 
 def main() -> int:
@@ -100,6 +177,8 @@ def main() -> int:
     parser.add_argument('--servos', type=int, default=12, help='servos on the bus (11 joints + latch)')
     parser.add_argument('--model-wire', action='store_true',
                         help='emulator delays replies by their wire time at --baud')
+    parser.add_argument('--command-rate', type=float, default=100.0,
+                        help='joint_commands per second, like the gait node (0 = none)')
     parser.add_argument('--margin-ms', type=float, default=1.0, help='driver packet_timeout_margin_ms')
     parser.add_argument('--domain-id', type=int, default=101 + os.getpid() % 100)
     args = parser.parse_args()
@@ -118,8 +197,8 @@ def main() -> int:
     emulator = subprocess.Popen(emulator_cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
     emulator.stdout.readline()
-    bare_cpu_s, bare_cycles, bare_failed = bare_sdk_cpu_per_cycle(
-        str(link), list(range(1, args.servos + 1)), args.rate, min(args.seconds, 10.0))
+    compared = interleaved_cpu_per_cycle(str(link), joint_count, args.rate, max(4.0, min(args.seconds, 20.0)))
+    bare_cpu_s = compared['bare_s']
     names = [f'joint_{i}' for i in range(1, joint_count + 1)]
     driver_cmd = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args',
                   '--params-file', str(REPO / 'config' / 'driver.yaml'), '-p', f'port:={link}',
@@ -138,7 +217,7 @@ def main() -> int:
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import JointState
 
-    rclpy.init()
+    rclpy.init()  # again: the cycle comparison above shut its context down
     node = Node('driver_bench')
     stamps: list[int] = []
     diagnostics: dict[str, str] = {}
@@ -170,11 +249,11 @@ def main() -> int:
         next_command = time.monotonic()
         while time.monotonic() - start_wall < args.seconds:
             now = time.monotonic()
-            if now >= next_command:
+            if args.command_rate > 0 and now >= next_command:
                 phase = 2 * math.pi * 0.4 * (now - start_wall)
                 commands.publish(JointState(name=names, position=[0.5 * math.sin(phase + i * math.pi / 6)
                                                                    for i in range(joint_count)]))
-                next_command += 0.01
+                next_command += 1.0 / args.command_rate
             rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, next_command - time.monotonic())))
         elapsed = time.monotonic() - start_wall
         measured_stamps = list(stamps)  # the drain below is for the last diagnostics, not for the rate
@@ -232,10 +311,14 @@ def main() -> int:
           f'({driver_cpu * 10 / max(1.0, len(stamps) / elapsed):.3f} ms per published cycle)')
     driver_cycles = round(elapsed * float(diagnostics.get('rate_hz', args.rate)))  # cycles in the CPU window
     driver_cpu_per_cycle_ms = driver_cpu_s / max(1, driver_cycles) * 1e3
-    print(f'  bare SDK CPU per cycle      {bare_cpu_s * 1e3:.3f} ms (Sync Write + Fast Sync Read, {bare_cycles} cycles, '
-          f'{bare_failed} failed reads)')
-    print(f'  driver CPU per cycle        {driver_cpu_per_cycle_ms:.3f} ms ({driver_cycles} cycles, whole node process)')
-    print(f'  ratio driver / bare SDK     {driver_cpu_per_cycle_ms / (bare_cpu_s * 1e3):.2f}x')
+    print(f'  bare SDK CPU per cycle      {bare_cpu_s * 1e3:.3f} ms (Sync Write + Fast Sync Read; '
+          f'{compared["bare_failed"]:.0f} failed reads)')
+    print(f'  driver cycle CPU per cycle  {compared["driver_s"] * 1e3:.3f} ms (JointDriver.cycle + JointState; '
+          f'{compared["driver_failed"]:.0f} failed reads; {compared["cycles"]:.0f} cycles in alternating blocks)')
+    print(f'  ratio driver cycle / bare   {compared["driver_s"] / bare_cpu_s:.2f}x')
+    print(f'  driver node CPU per cycle   {driver_cpu_per_cycle_ms:.3f} ms ({driver_cycles} cycles, whole node '
+          f'process incl. DDS publishing and the executor)')
+    print(f'  ratio driver node / bare    {driver_cpu_per_cycle_ms / (bare_cpu_s * 1e3):.2f}x')
     print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos)')
     print(f'  machine load average        {load:.2f} on {os.cpu_count()} CPUs')
     print(f'  driver log                  {tmp / "driver.log"}')

@@ -123,8 +123,8 @@ class CommandTracker:
                 self.live = False
                 return None if self._hold is None else self._hold.copy()
             self.live = True
-            self._hold = self._interpolated(now)
-            return self._hold.copy()
+            self._hold = self._interpolated(now)  # a new array each cycle: safe to hand out
+            return self._hold
 
     def _interpolated(self, now: float) -> np.ndarray:
         assert self._latest is not None
@@ -135,4 +135,4 @@ class CommandTracker:
             target = self._previous + (self._latest - self._previous) * (elapsed / self._interval_s)
         else:
             target = self._latest
-        return np.clip(target, self.lower, self.upper)
+        return np.minimum(np.maximum(target, self.lower), self.upper)  # np.clip's Python wrapper costs more

@@ -47,6 +47,7 @@ REBOOT_SETTLE_S = 0.3
 PROBE_PERIOD_S = 0.5  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 BUS_ERROR_LOG_PERIOD_S = 1.0
 GOAL_POSITION = ct.ITEMS['goal_position']
+_TRIPPED = bytes([ct.BUS_WATCHDOG_TRIPPED])
 
 
 @dataclass
@@ -84,13 +85,18 @@ class _ReadPlan:
         driven = [(sid, index_of[sid]) for sid in ids
                   if index_of[sid] < joint_count and not health[sid].hardware_error]
         self.goal_joint_index = np.array([joint for _, joint in driven], dtype=np.intp)
-        self.goal_direction = np.array([servos[joint].direction for _, joint in driven], dtype=float)
-        self.goal_offset_rad = np.array([servos[joint].zero_offset_rad for _, joint in driven], dtype=float)
+        self.all_joints_driven = [joint for _, joint in driven] == list(range(joint_count))
+        # tick = centre + round((direction * joint_rad + zero_offset) / rad_per_tick) = round(rad * scale + bias)
+        self.goal_tick_scale = np.array([servos[joint].direction / RAD_PER_TICK for _, joint in driven])
+        self.goal_tick_bias = np.array([servos[joint].zero_offset_rad / RAD_PER_TICK + ct.POSITION_CENTRE_TICK
+                                        for _, joint in driven])
         self.goal_frame = np.zeros((len(driven), 5), dtype=np.uint8)  # id + 4 goal bytes per servo
         self.goal_frame[:, 0] = [sid for sid, _ in driven]
         self.latch_slot = ids.index(latch_id) if latch_id in ids else None
         self.latch_driven = self.latch_slot is not None and not health[latch_id].hardware_error
         self.known_hardware_errors = np.array([health[sid].hardware_error for sid in ids], dtype=np.uint8)
+        self.known_hardware_error_bytes = bytes(self.known_hardware_errors)
+        self.in_order = bool(np.all(self.publish_order == np.arange(len(ids))))
 
 
 class JointDriver:
@@ -264,10 +270,11 @@ class JointDriver:
                 self.move_to_start.restart()
             self._was_live = live
             positions = self.move_to_start.limit(targets, now, live)
-            servo_rad = plan.goal_direction * positions[plan.goal_joint_index] + plan.goal_offset_rad
-            ticks = np.rint(servo_rad / RAD_PER_TICK).astype('<i4') + ct.POSITION_CENTRE_TICK
+            if not plan.all_joints_driven:
+                positions = positions[plan.goal_joint_index]
+            ticks = np.rint(positions * plan.goal_tick_scale + plan.goal_tick_bias).astype('<i4')
             frame[:, 1:] = ticks.view(np.uint8).reshape(-1, 4)
-            param = frame.ravel().tolist()
+            param = list(frame.tobytes())
         else:
             param = []
         if plan.latch_driven:
@@ -317,7 +324,7 @@ class JointDriver:
             record = result.records[plan.latch_slot]
             self.latch.advance(now, int(record['present_position']), int(record['present_velocity']),
                                int(record['present_current']))
-        return self._sample(result, plan, stamp_ns, fresh_count == len(ids))
+        return self._sample(result, plan, stamp_ns, result.complete)
 
     def _housekeeping(self, now: float) -> None:
         if now >= self._next_status_poll:
@@ -349,6 +356,14 @@ class JointDriver:
             self._replan()
 
     def _check_feedback(self, result: ReadResult, plan: _ReadPlan) -> None:
+        """New hardware errors and tripped watchdogs; in the common case two byte-string compares."""
+        bus = self.bus
+        assert bus is not None
+        error_bytes = bus.column_bytes(result, 'hardware_error_status')
+        if error_bytes is not None:
+            if error_bytes == plan.known_hardware_error_bytes and not (
+                    self.torque_enabled and _TRIPPED in bus.column_bytes(result, 'bus_watchdog')):  # type: ignore[operator]
+                return
         records = result.records
         errors = records['hardware_error_status']
         tripped = records['bus_watchdog'] == ct.BUS_WATCHDOG_TRIPPED
@@ -428,13 +443,13 @@ class JointDriver:
                          f'{self.move_to_start.speed_rad_s:.2f} rad/s')
 
     def _sample(self, result: ReadResult, plan: _ReadPlan, stamp_ns: int, complete: bool) -> JointSample:
-        records = result.records[plan.publish_order]
+        records = result.records if plan.in_order else result.records[plan.publish_order]
         position = records['present_position'] * plan.position_scale + plan.position_bias
         velocity = records['present_velocity'] * plan.velocity_scale
         effort = records['present_current'] * plan.effort_scale
         if complete:
             return JointSample(stamp_ns, plan.names, position, velocity, effort)
-        fresh = result.fresh[plan.publish_order]  # never republish an old value as if it were fresh
+        fresh = result.fresh if plan.in_order else result.fresh[plan.publish_order]  # never republish an old value as if it were fresh
         names = [name for name, ok in zip(plan.names, fresh.tolist()) if ok]
         return JointSample(stamp_ns, names, position[fresh], velocity[fresh], effort[fresh])
 

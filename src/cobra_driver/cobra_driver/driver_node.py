@@ -62,6 +62,17 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         raise StartupError(f'bad parameter: {error}') from error
 
 
+def fill_joint_state(message: JointState, sample: JointSample) -> None:
+    """Write a sample into a (reused) JointState with as few conversions as rclpy allows: float64
+    arrays go in as array.array (no per-element checks), the name list only when it changed."""
+    message.header.stamp.sec, message.header.stamp.nanosec = divmod(sample.stamp_ns, 1_000_000_000)
+    if message.name is not sample.names:  # the driver hands out one list per set of servos in the loop
+        message.name = sample.names
+    message.position = array.array('d', sample.position_rad.tobytes())
+    message.velocity = array.array('d', sample.velocity_rad_s.tobytes())
+    message.effort = array.array('d', sample.effort_nm.tobytes())
+
+
 class JointDriverNode(Node):
     def __init__(self) -> None:
         super().__init__(NODE_NAME)
@@ -79,7 +90,6 @@ class JointDriverNode(Node):
 
         self.joint_state_pub = self.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
         self._joint_state = JointState()
-        self._published_names: list[str] | None = None
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, 'diagnostics', 10)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
@@ -120,15 +130,8 @@ class JointDriverNode(Node):
         if not self.context.ok():
             self._stop.set()
             return
-        message = self._joint_state  # reused: publish serialises it at once
-        message.header.stamp.sec, message.header.stamp.nanosec = divmod(sample.stamp_ns, 1_000_000_000)
-        if sample.names is not self._published_names:  # the same list object while the set is unchanged
-            message.name = sample.names
-            self._published_names = sample.names
-        message.position = array.array('d', sample.position_rad.tobytes())
-        message.velocity = array.array('d', sample.velocity_rad_s.tobytes())
-        message.effort = array.array('d', sample.effort_nm.tobytes())
-        self.joint_state_pub.publish(message)
+        fill_joint_state(self._joint_state, sample)  # reused: publish serialises it at once
+        self.joint_state_pub.publish(self._joint_state)
 
     def _log(self, level: str, message: str, throttle_s: float = 0.0) -> None:
         """The driver core's log: rclpy pins one severity per call site; throttle_s > 0 rate-limits

@@ -158,14 +158,20 @@ class ReadResult:
     `fresh[i]` says whether servo ids[i] replied intact in this call: the records of the others
     hold old bytes and are never to be used. `failed_ids` are the servos that broke the reply
     (silent, corrupt): the ones to blame. `unread_ids` were not read for lack of time: no blame.
+    `raw` is the whole Fast Sync Read status when every servo answered in one packet (the
+    records are then a view of it), else None.
     """
 
-    __slots__ = ('ids', 'records', 'fresh', 'failed_ids', 'unread_ids', 'attempts', 'fast')
+    __slots__ = ('ids', 'items', 'records', 'fresh', 'complete', 'raw', 'failed_ids', 'unread_ids', 'attempts',
+                 'fast')
 
-    def __init__(self, ids: tuple[int, ...], records: np.ndarray, fresh: np.ndarray) -> None:
+    def __init__(self, ids: tuple[int, ...], items: tuple[str, ...], records: np.ndarray, fresh: np.ndarray) -> None:
         self.ids = ids
+        self.items = items
         self.records = records
         self.fresh = fresh
+        self.complete = False  # every servo's reply arrived intact
+        self.raw: bytes | None = None
         self.failed_ids: list[int] = []
         self.unread_ids: list[int] = []
         self.attempts = 0
@@ -173,13 +179,12 @@ class ReadResult:
 
     @property
     def fresh_count(self) -> int:
-        return int(np.count_nonzero(self.fresh))
+        return len(self.ids) if self.complete else int(np.count_nonzero(self.fresh))
 
     @property
     def values(self) -> dict[int, dict[str, int]]:
         """servo id -> item -> raw value of the fresh replies (slow: for set-up, not the loop)."""
-        names = self.records.dtype.names or ()
-        return {sid: {name: int(self.records[i][name]) for name in names}
+        return {sid: {name: int(self.records[i][name]) for name in self.items}
                 for i, sid in enumerate(self.ids) if self.fresh[i]}
 
 
@@ -310,8 +315,16 @@ class DynamixelBus:
             self._result_ids = ids
             self._records = np.zeros(len(ids), dtype=self._block_dtype)
             self._fresh = np.zeros(len(ids), dtype=bool)
-        self._fresh[:] = False
-        return ReadResult(ids, self._records, self._fresh)
+            self._all_fresh = np.ones(len(ids), dtype=bool)
+            self._id_bytes = bytes(ids)
+        return ReadResult(ids, self.block.items, self._records, self._fresh)  # fresh is reset when used
+
+    def column_bytes(self, result: ReadResult, name: str) -> bytes | None:
+        """One single-byte item of every servo straight from a complete reply (None otherwise)."""
+        if result.raw is None:
+            return None
+        offset = FAST_STATUS_HEADER_BYTES + self._segment_dtype.fields[name][1]
+        return result.raw[offset::self._segment_dtype.itemsize]
 
     def read_feedback(self, ids: tuple[int, ...], *, deadline: float | None = None) -> ReadResult:
         """Fast Sync Read of the feedback block; the servos after a culprit are re-read while time is left.
@@ -344,6 +357,8 @@ class DynamixelBus:
                 break
         result.unread_ids = [ids[i] for i in pending]
         result.fast = result.attempts == 1 and not result.failed_ids
+        if not result.complete and not result.failed_ids and not result.unread_ids:
+            result.complete = True  # re-reads filled every record
         return result
 
     def _limit_wait(self, deadline: float | None) -> None:
@@ -372,16 +387,22 @@ class DynamixelBus:
             return 0
         count = len(asked)
         if received == sdk.COMM_SUCCESS and len(packet) == FAST_STATUS_HEADER_BYTES + count * (length + 4):
-            segments = np.frombuffer(bytes(packet), dtype=self._segment_dtype, count=count,
-                                     offset=FAST_STATUS_HEADER_BYTES)
-            if count == len(result.ids):  # the whole set in order: one copy (the packet CRC was checked)
-                if not np.array_equal(segments['id'], result.ids):
-                    return 0
-                _copy_fields(result.records, segments)
-                result.fresh[:] = True
+            data = bytes(packet)
+            if count == len(result.ids) and data[FAST_STATUS_HEADER_BYTES + 1::length + 4] == self._id_bytes:
+                # the whole set, in order, packet CRC checked by the SDK: the records are a view of it
+                result.raw = data
+                result.records = np.frombuffer(data, dtype=self._segment_dtype, count=count,
+                                               offset=FAST_STATUS_HEADER_BYTES)
+                result.fresh = self._all_fresh
+                result.complete = True
                 return count
-            intact = count if np.array_equal(segments['id'], asked) else _matching_prefix(segments['id'], asked)
+            if result.attempts == 1:
+                result.fresh[:] = False
+            segments = np.frombuffer(data, dtype=self._segment_dtype, count=count, offset=FAST_STATUS_HEADER_BYTES)
+            intact = _matching_prefix(segments['id'], asked)
         else:
+            if result.attempts == 1:
+                result.fresh[:] = False
             intact = _intact_prefix(packet, asked, length)
             if intact:
                 segments = np.frombuffer(bytes(packet[FAST_STATUS_HEADER_BYTES:
@@ -403,6 +424,7 @@ class DynamixelBus:
             self.port.is_using = False
             raise BusError(f'sync read request failed: {self.packet.getTxRxResult(sent)}')
         self._limit_wait(deadline)
+        result.fresh[:] = False
         slot_of = {servo_id: slot for slot, servo_id in enumerate(ids)}
         missing = set(ids)
         while missing:
@@ -417,6 +439,7 @@ class DynamixelBus:
             result.fresh[slot] = True
             missing.discard(ids[slot])
         self.port.is_using = False
+        result.complete = not missing
         return [servo_id for servo_id in ids if servo_id in missing]
 
     def sync_read_items(self, ids: list[int], first: str, last: str) -> dict[int, dict[str, int]]:
@@ -437,11 +460,6 @@ class DynamixelBus:
                 out[servo_id] = {n: ct.decode(ct.ITEMS[n], bytes(data[ct.ITEMS[n].address - start:]))
                                  for n in names}
         return out
-
-
-def _copy_fields(records: np.ndarray, segments: np.ndarray) -> None:
-    for name in records.dtype.names or ():
-        records[name] = segments[name]
 
 
 def _matching_prefix(received_ids: np.ndarray, asked: tuple[int, ...]) -> int:

@@ -5,13 +5,16 @@ command may be far from it (a curled robot, a straight-line gait). Sent as is, w
 Profile Velocity, every servo would close that gap at full speed. Here each joint that has
 not yet joined the command stream is rate-limited from where it stood towards the target;
 it joins (and from then on follows the target unlimited) once it has caught up with a live
-command. A servo that rejoins after a fault restarts this phase for itself alone.
+command, or the command has crossed it (a trajectory faster than the bound is joined where it
+turns back towards the joint). A servo that rejoins after a fault restarts this phase for itself alone.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+JOIN_TOLERANCE_RAD = 1e-9
+"""Reached: the bounded step landed on the command (up to rounding), so joining adds no jump."""
 MAX_STEP_S = 0.02
 """Longest time step credited at once: after a stalled cycle the joint does not jump ahead."""
 
@@ -59,10 +62,12 @@ class MoveToStart:
             return target_rad
         step = self.speed_rad_s * dt
         limited = self._limited
-        output = self._output
-        error = target_rad - output
-        output = np.where(limited, output + np.clip(error, -step, step), target_rad)
-        if commanded:  # caught up with a live command: this joint follows it from now on
-            self._limited = limited & (np.abs(error) > step)
+        error = target_rad - self._output
+        output = np.where(limited, self._output + np.minimum(np.maximum(error, -step), step), target_rad)
+        if commanded:
+            # Caught up with a live command (reached it this step, or it crossed the joint: a
+            # trajectory faster than the bound is met where it turns back): follows it from now on.
+            remaining = target_rad - output
+            self._limited = limited & (np.abs(remaining) > JOIN_TOLERANCE_RAD) & (remaining * error > 0.0)
         self._output = output
         return output

@@ -15,7 +15,11 @@ from cobra_driver.driver_config import ConfigError, check_parameters
 from cobra_driver.driver_core import JointSample
 
 RAD_PER_TICK = 2 * math.pi / 4096
-WINDOW_NS = 60_000_000  # speed over read-stamp windows of at least 60 ms (ticks are 1.5 mrad)
+WINDOW_NS = 100_000_000  # speed over read-stamp windows of at least 100 ms (ticks are 1.5 mrad)
+SPEED_TOLERANCE = 1.25
+"""Goals advance once per 10 ms test cycle, so over a 100 ms window they may cover 110 ms of
+motion; read stamps lag the servo's sampling by up to a few ms on a loaded machine. Unbounded,
+the servos move at ~5x the bound."""
 
 
 def peak_speed_rad_s(samples: list[JointSample], name: str) -> float:
@@ -51,7 +55,7 @@ def test_first_command_is_reached_at_the_bounded_speed(bus, running_driver) -> N
     stream_commands(driver, names, [0.0] * 11, straight)
     assert straight(), 'the joints never reached the commanded pose'
     peaks = {name: peak_speed_rad_s(samples, name) for name in names}
-    assert max(peaks.values()) <= 1.15 * bound_rad_s, peaks  # unbounded, the servos close 0.8 rad at ~4 rad/s
+    assert max(peaks.values()) <= SPEED_TOLERANCE * bound_rad_s, peaks  # unbounded, the servos close 0.8 rad at ~4 rad/s
     assert min(peaks.values()) >= 0.7 * bound_rad_s, peaks  # and they did move at about that speed
     assert not driver.move_to_start.active  # caught up: from now on the commands are followed as sent
 
@@ -73,7 +77,7 @@ def test_rejoining_servo_moves_to_the_command_at_the_bounded_speed(bus, running_
     after = samples[rejoined_at:]
     assert any('joint_6' in s.names and s.position_rad[s.names.index('joint_6')] > 0.8 for s in after)
     assert abs(after[-1].position_rad[after[-1].names.index('joint_6')]) < 0.02, 'joint_6 never got back'
-    assert peak_speed_rad_s(after, 'joint_6') <= 1.15 * bound_rad_s  # full speed (~4.8 rad/s) before
+    assert peak_speed_rad_s(after, 'joint_6') <= SPEED_TOLERANCE * bound_rad_s  # full speed (~4.8 rad/s) before
 
 
 def test_silent_servo_is_blamed_alone_and_the_others_keep_flowing(bus, running_driver, wait_for) -> None:
