@@ -2,43 +2,93 @@
 
     ros2 launch cobra_bringup sidewind.launch.py use_sim:=true gait:=gait2
 
-The node set is defined once in cobra_bringup.node_set and shared with the pip-mode runner.
+The node set is defined once in cobra_bringup.node_set and shared with the pip-mode runner, and
+so is the validation: arguments (unknown names, choices in any case, as the runner) and every
+node's parameters against its own declarations (cobra_bringup.prestart) are checked before any
+node starts. Bad input prints one `error:` line and exits 2 (SystemExit out of the launch
+service: nothing has started yet). Every node is required: when one exits (other than a finished
+simulation), or exits non-zero while stopping (a traceback, or killed by launch's SIGTERM or
+SIGKILL escalation), the exit handler raises, which makes `ros2 launch` stop everything and
+exit 1 (LaunchService.run returns 1 after an exception in an event handler; it has no other
+way to return non-zero in Jazzy).
+
+To include this file from another launch file, scope it so that only its own arguments reach
+it (unknown launch configurations are refused):
+    GroupAction([IncludeLaunchDescription(...)], forwarding=False,
+                launch_configurations={'use_sim': 'true', ...})
 """
 
+import signal
+import sys
+from functools import partial
 from pathlib import Path
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, EmitEvent, OpaqueFunction, RegisterEventHandler
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
-from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
-from cobra_bringup.node_set import LAUNCH_ARGUMENTS, node_set
+from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, BringupError, check_argument_names,
+                                    check_arguments, node_set)
+from cobra_bringup.prestart import validate_node_set
+
+LAUNCH_FILE = 'sidewind.launch.py'
+EXIT_BAD_ARGUMENTS = 2
+# configurations `ros2 launch` itself sets (--launch-prefix, --launch-prefix-filter)
+LAUNCH_SYSTEM_CONFIGURATIONS = ('launch-prefix', 'launch-prefix-filter')
+ESCALATION_SIGNALS = {-signal.SIGTERM: 'SIGTERM', -signal.SIGKILL: 'SIGKILL'}
+
+
+def on_node_exit(spec, event, context):
+    """A required node exited: finish the run (a finished simulation) or fail it, naming the node."""
+    code = event.returncode
+    if context.is_shutdown:
+        if code == 0:
+            return None
+        how = (f'needed {ESCALATION_SIGNALS[code]} to stop' if code in ESCALATION_SIGNALS
+               else f'exited with code {code} while stopping')
+        raise RuntimeError(f"node '{spec.name}' ({spec.package}/{spec.executable}) {how}")
+    if code == 0 and spec.ends_run:
+        return [EmitEvent(event=Shutdown(reason=f'{spec.name} finished'))]
+    raise RuntimeError(f"required node '{spec.name}' ({spec.package}/{spec.executable}) exited with "
+                       f'code {code}: stopping all nodes')
+
+
+def checked_node_set(configurations, config_dir):
+    """(arguments, validated node specs) from the launch configurations, or SystemExit(2)."""
+    try:
+        check_argument_names(name for name in configurations if name not in LAUNCH_SYSTEM_CONFIGURATIONS)
+        arguments = check_arguments({a.name: configurations[a.name] for a in LAUNCH_ARGUMENTS
+                                     if a.name in configurations})
+        specs, _ = validate_node_set(node_set(arguments, config_dir, LAUNCH_FILE), arguments['namespace'])
+    except BringupError as error:
+        print(f'error: {error}', file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_BAD_ARGUMENTS) from None
+    return arguments, specs
 
 
 def launch_setup(context):
-    arguments = {a.name: LaunchConfiguration(a.name).perform(context) for a in LAUNCH_ARGUMENTS}
     config_dir = Path(FindPackageShare('cobra_bringup').perform(context)) / 'config'
+    arguments, specs = checked_node_set(dict(context.launch_configurations), config_dir)
     actions = []
-    for spec in node_set(arguments, config_dir, 'sidewind.launch.py'):
+    for spec in specs:
         node = Node(
             package=spec.package, executable=spec.executable, name=spec.name,
             namespace=arguments['namespace'], output='screen',
             parameters=[*(str(path) for path in spec.params_files), spec.parameters],
             ros_arguments=['--log-level', arguments['log_level']])
         actions.append(node)
-        # every node is required: when one exits, the whole bringup shuts down
-        actions.append(RegisterEventHandler(OnProcessExit(
-            target_action=node, on_exit=[EmitEvent(event=Shutdown(reason=f'{spec.name} exited'))])))
+        actions.append(RegisterEventHandler(OnProcessExit(target_action=node,
+                                                          on_exit=partial(on_node_exit, spec))))
     return actions
 
 
 def generate_launch_description():
     return LaunchDescription([
-        *(DeclareLaunchArgument(a.name, default_value=a.default, description=a.description,
-                                **({'choices': list(a.choices)} if a.choices else {}))
+        *(DeclareLaunchArgument(a.name, default_value=a.default, description=a.description + (
+            f" ({' | '.join(a.choices)}, any case)" if a.choices else ''))
           for a in LAUNCH_ARGUMENTS),
         OpaqueFunction(function=launch_setup),
     ])

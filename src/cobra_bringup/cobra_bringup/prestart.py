@@ -150,6 +150,15 @@ def _declared_values(spec: NodeSpec, namespace: str, context: Any) -> tuple[dict
     return result
 
 
+def check_urdf(spec: NodeSpec, urdf_path: str) -> None:
+    """A node's own URDF (urdf_path set in its parameter files) loads as a COBRA robot model."""
+    from cobra_description.robot_model import RobotModelError, load_robot_model
+    try:
+        load_robot_model(urdf_path)
+    except RobotModelError as error:
+        raise BringupError(f"{spec.name}: {' '.join(str(error).split())}") from None
+
+
 def check_gait_source(values: dict[str, Any]) -> None:
     """What the gait node builds from its parameters after declaring them: the CSV it replays,
     and no joint driven faster than its URDF velocity limit."""
@@ -183,6 +192,8 @@ def validate_node_set(specs: Sequence[NodeSpec], namespace: str,
             values, declared, overrides = _declared_values(spec, namespace, context)
             if spec.package == 'cobra_gaits':
                 check_gait_source(values)
+            elif values.get('urdf_path'):
+                check_urdf(spec, values['urdf_path'])
             values_by_node[spec.name] = values
             all_declared |= declared
             unknown_by_node[spec.name] = {name for name in overrides - declared

@@ -116,3 +116,9 @@ def test_ros_arguments_carry_namespace_files_and_overrides():
     assert words[:4] == ['-r', '__node:=sim_node', '-r', '__ns:=/cobra']
     assert '--params-file' in words and 'frame_prefix:=cobra/' in words and "lockstep:='auto'" not in words
     assert 'lockstep:=auto' in words
+
+
+def test_a_nodes_missing_urdf_is_refused_before_start(tmp_path):
+    with pytest.raises(BringupError, match='sim_node: URDF not found: /nonexistent/cobra.urdf'):
+        _validate('use_sim:=true', _params_file(
+            tmp_path, 'sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n'))
