@@ -211,6 +211,9 @@ class SimNode(Node):
                                              if p['wait_for_peers_s'] > 0.0 else None)
         self._lockstep_wait_started: float | None = None
         self._absent_peers: set[str] = set()
+        self.lockstep_held_s = {'gait': 0.0, 'logger': 0.0}  # wall time spent waiting, per peer
+        self._held_by = 'gait'
+        self._held_since: float | None = None
         self._clock_repeated_at = 0.0
         if self.lockstep:
             self.get_logger().info(
@@ -295,20 +298,20 @@ class SimNode(Node):
         self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
         return True
 
-    def _lockstep_peer(self, t_s: float, final: bool) -> str | None:
+    def _lockstep_peer(self, t_s: float, final: bool) -> tuple[str, str] | None:
         """The peer that holds the sim at boundary t_s (a lost peer is not waited for)."""
         gate = self._gate
         if gate.missing_command(t_s):
             if self._command_sub.get_publisher_count() > 0:
                 self._absent_peers.discard('gait')
-                return f"the gait's command stamped {t_s:.3f} s on {self._command_sub.topic_name}"
+                return 'gait', f"the gait's command stamped {t_s:.3f} s on {self._command_sub.topic_name}"
             self._report_absent('gait', f'no publisher on {self._command_sub.topic_name}: '
                                 'stepping on without commands')
         if gate.logger_lags(t_s, 0.0 if final else None):
             if self._progress_sub.get_publisher_count() > 0:
                 self._absent_peers.discard('logger')
-                return (f'the logger (newest joint_states written: {gate.logger_progress_s:.3f} s, '
-                        f'on {self._progress_sub.topic_name})')
+                return 'logger', (f'the logger (newest joint_states written: {gate.logger_progress_s:.3f} s, '
+                                  f'on {self._progress_sub.topic_name})')
             if self.params['wait_for_recorder']:
                 self._report_absent('logger', f'no logger publishes {self._progress_sub.topic_name}: '
                                     'not waiting for a recorder')
@@ -321,12 +324,17 @@ class SimNode(Node):
             self._absent_peers.add(peer)
             self.get_logger().warning(f'lockstep: {text}')
 
-    def _hold_for(self, peer: str | None, final: bool) -> bool:
-        """Bookkeeping of a lockstep wait; True = keep waiting."""
+    def _hold_for(self, waiting_for: tuple[str, str] | None, final: bool) -> bool:
+        """Bookkeeping of a lockstep wait (wall time held per peer); True = keep waiting."""
         now = time.perf_counter()
-        if peer is None:
+        if self._held_since is not None:
+            self.lockstep_held_s[self._held_by] += now - self._held_since
+            self._held_since = None
+        if waiting_for is None:
             self._lockstep_wait_started = None
             return False
+        self._held_by, peer = waiting_for
+        self._held_since = now
         if self._lockstep_wait_started is None:
             self._lockstep_wait_started = self._clock_repeated_at = now
         waited_s = now - self._lockstep_wait_started
@@ -334,7 +342,7 @@ class SimNode(Node):
         if waited_s >= timeout_s:
             if final:
                 self.get_logger().warning(f'lockstep: gave up after {waited_s:.1f} s waiting for {peer}')
-                self._lockstep_wait_started = None
+                self._lockstep_wait_started = self._held_since = None
                 return False
             self.get_logger().warning(
                 f'lockstep: sim time held at {self.time_ns * 1e-9:.3f} s for {waited_s:.0f} s waiting for '
@@ -370,7 +378,9 @@ class SimNode(Node):
                     return WAIT_S
             if final:
                 self.finished = True
-                self.get_logger().info(f"reached duration_s = {self.params['duration_s']:g} s of sim time")
+                held = ''.join(f', held {seconds:.2f} s wall for the {peer}'
+                               for peer, seconds in self.lockstep_held_s.items() if seconds) if lockstep else ''
+                self.get_logger().info(f"reached duration_s = {self.params['duration_s']:g} s of sim time{held}")
                 return 0.0
             if rtf > 0.0:
                 ahead_s = self.time_ns * 1e-9 - (self._sim_origin_s + (time.perf_counter() - self._wall_origin) * rtf)
@@ -462,6 +472,7 @@ class SimNode(Node):
             'terrain': self.sim.terrain.name,
             'torque_enabled': str(self.sim.torque_enabled),
             'lockstep': str(self.lockstep),
+            **{f'lockstep_held_for_{peer}_s': f'{seconds:.2f}' for peer, seconds in self.lockstep_held_s.items()},
             'commands_clamped': str(self.guard.clamped),
             **{f'commands_rejected_{cause}': str(count) for cause, count in self.guard.rejections.items()},
         }
