@@ -145,6 +145,9 @@ def test_ignores_unknown_names_and_non_finite_values_and_clamps(sim_process, ros
     (['urdf_path:=/nonexistent/cobra.urdf'], 'URDF not found: /nonexistent/cobra.urdf'),
     ([f'urdf_path:={URDF}', 'terrain:=swamp'], "unknown terrain 'swamp'"),
     ([f'urdf_path:={URDF}', 'control_period_s:=0.0025'], 'whole multiple of the physics step'),
+    ([f'urdf_path:={URDF}', 'frame_prefix:=/cobra'], "frame_prefix:='/cobra' is not a frame prefix"),
+    ([f'urdf_path:={URDF}', 'lockstep:=sometimes'], 'lockstep:=sometimes is not one of auto, on, off'),
+    ([f'urdf_path:={URDF}', 'command_period_s:=0.005'], 'command_period_s (0.005 s) must be a whole multiple'),
 ])
 def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
     words = [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args']
