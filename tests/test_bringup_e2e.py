@@ -6,6 +6,7 @@ Needs the colcon install (scripts/setup.sh, which the test command runs first).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -31,21 +32,30 @@ def runner(ros_env: dict[str, str], cwd: Path, *words: str) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def read_bag(bag: Path) -> tuple[dict, Counter, list[float]]:
-    """(metadata, messages per topic, joint_states header stamps [s]) with the independent mcap
-    reader; the CDR payload is decoded with rosbags' Jazzy types."""
+def read_bag(bag: Path, namespace: str = '') -> tuple[dict, Counter, list[float], list[tuple[float, float]]]:
+    """(metadata, messages per topic, joint_states header stamps [s], ground-truth head x, y [m])
+    with the independent mcap reader; the CDR payload is decoded with rosbags' Jazzy types."""
     typestore = get_typestore(Stores.ROS2_JAZZY)
     metadata = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     counts: Counter = Counter()
-    joint_times = []
+    joint_times, head_xy = [], []
     for relative in metadata['relative_file_paths']:
         with open(bag / relative, 'rb') as handle:
             for _, channel, message in make_reader(handle).iter_messages():
                 counts[channel.topic] += 1
-                if channel.topic == '/joint_states':
+                if channel.topic == f'{namespace}/joint_states':
                     stamp = typestore.deserialize_cdr(message.data, 'sensor_msgs/msg/JointState').header.stamp
                     joint_times.append(stamp.sec + stamp.nanosec * 1e-9)
-    return metadata, counts, joint_times
+                elif channel.topic == f'{namespace}/ground_truth/odom':
+                    position = typestore.deserialize_cdr(message.data, 'nav_msgs/msg/Odometry').pose.pose.position
+                    head_xy.append((position.x, position.y))
+    return metadata, counts, joint_times, head_xy
+
+
+def assert_every_node_stopped_on_its_first_signal(process: subprocess.Popen, output: str) -> None:
+    """The runner says so when it had to escalate (and then exits non-zero)."""
+    assert 'did not stop' not in output and 'needed SIG' not in output, output
+    assert 'while stopping' not in output and 'Traceback' not in output, output
 
 
 def test_simulated_sidewind_records_a_complete_bag(ros_env, tmp_path):
@@ -54,7 +64,8 @@ def test_simulated_sidewind_records_a_complete_bag(ros_env, tmp_path):
                      f'bag_path:={bag}')
     output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output
-    metadata, counts, joint_times = read_bag(bag)
+    assert_every_node_stopped_on_its_first_signal(process, output)
+    metadata, counts, joint_times, _ = read_bag(bag)
     sim_seconds = 3.0
     assert counts['/joint_states'] / sim_seconds >= 450
     assert counts['/ground_truth/odom'] >= 250 and counts['/imu/data'] >= 700
@@ -76,7 +87,8 @@ def test_sigint_mid_run_leaves_a_readable_bag(ros_env, tmp_path):
     os.killpg(process.pid, signal.SIGINT)
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 0, output
-    metadata, counts, _ = read_bag(bag)
+    assert_every_node_stopped_on_its_first_signal(process, output)
+    metadata, counts, _, _ = read_bag(bag)
     assert counts['/joint_states'] > 1000
     assert metadata['message_count'] == sum(counts.values())
     assert not (bag / '.recording').exists()
@@ -89,12 +101,57 @@ def test_sigint_mid_run_leaves_a_readable_bag(ros_env, tmp_path):
     (['use_sim:=maybe'], 'use_sim:=maybe is not one of'),
     (['use_sim:=true', 'gait:=csv'], 'gait:=csv needs csv_file'),
     (['use_sim:=true', 'duration:=soon'], 'duration:=soon is not a number'),
+    (['use_sim:=true', 'duration:=inf'], "sim_node: parameter 'duration_s' = inf is out of range: "
+                                        'allowed [0, 1e+06]'),
+    (['use_sim:=true', 'real_time_factor:=5000'], "sim_node: parameter 'real_time_factor' = 5000.0 "
+                                                  'is out of range: allowed [0, 1000]'),
+    (['use_sim:=true', 'namespace:=9lives'], 'namespace:=9lives is not a valid ROS namespace'),
+    (['use_sim:=true', 'bag_path:=/etc/hostname/bag'], 'bag_path /etc/hostname/bag cannot be created: '
+                                                       '/etc/hostname is not a directory'),
 ])
 def test_bad_arguments_fail_clearly_and_leave_nothing_behind(ros_env, tmp_path, words, message):
     process = runner(ros_env, tmp_path, 'sidewind.launch.py', *words)
     output, _ = process.communicate(timeout=60)
-    assert process.returncode == 2
+    assert process.returncode == 2, output
     assert message in output
+    assert '[run] starting' not in output and 'Traceback' not in output
+    assert not (tmp_path / 'bags').exists()
+
+
+@pytest.mark.parametrize('params, message', [
+    ('gait_node:\n  ros__parameters:\n    rate_hz: fast\n',
+     "gait_node: parameter 'rate_hz' = 'fast' has the wrong type: it must be a floating-point number"),
+    ('sim_node:\n  ros__parameters:\n    servo_kp_nm_rad: 5000.0\n',
+     "sim_node: parameter 'servo_kp_nm_rad' = 5000.0 is out of range: allowed [0, 1000]"),
+    ('sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n',
+     'sim_node: URDF not found: /nonexistent/cobra.urdf'),
+])
+def test_bad_params_file_is_refused_before_any_node_starts(ros_env, tmp_path, params, message):
+    override = tmp_path / 'override.yaml'
+    override.write_text(params)
+    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', f'params_file:={override}')
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 2, output
+    assert message in output and '[run] starting' not in output
+    assert not (tmp_path / 'bags').exists()
+
+
+@pytest.mark.parametrize('content, message', [
+    (b'\xef\xbb\xbftime_s,joint_1\n0.0,0.1\n1.0,0.2\n', ':1: starts with a UTF-8 byte-order mark'),
+    (b'time_s,joint_1\n0.0,0.1\n1.0,\xb0\n', ':3: not UTF-8 text'),
+    (None, 'is a directory'),
+])
+def test_unusable_csv_is_refused_precisely(ros_env, tmp_path, content, message):
+    trajectory = tmp_path / 'gait.csv'
+    if content is None:
+        trajectory.mkdir()
+    else:
+        trajectory.write_bytes(content)
+    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=csv',
+                     f'csv_file:={trajectory}')
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 2, output
+    assert message in output and str(trajectory) in output and '[run] starting' not in output
     assert not (tmp_path / 'bags').exists()
 
 
@@ -105,19 +162,35 @@ def test_malformed_csv_is_refused_before_anything_starts(ros_env, tmp_path):
                      f'csv_file:={trajectory}')
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2
-    assert f'{trajectory}:3' in output and 'starting' not in output
+    assert f'{trajectory}:3' in output and '[run] starting' not in output
     assert not (tmp_path / 'bags').exists()
 
 
-def test_a_dying_node_stops_the_bringup_and_is_named(ros_env, tmp_path):
-    override = tmp_path / 'broken.yaml'
-    override.write_text('sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n')
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'record:=false',
-                     f'params_file:={override}')
-    output, _ = process.communicate(timeout=60)
-    assert process.returncode == 1
-    assert 'URDF not found: /nonexistent/cobra.urdf' in output
-    assert "required node 'sim_node' (cobra_sim/sim_node) exited with code 2" in output
+def _parameter_files_reach_any_namespace() -> bool:
+    """rcl applies a section keyed 'gait_node' to /gait_node only, never to /cobra/gait_node."""
+    node_keys = [line for path in (REPO_ROOT / 'config').glob('*.yaml')
+                 for line in path.read_text().splitlines() if re.match(r'[^\s#][^:]*:', line)]
+    return all(key.startswith('/') for key in node_keys)
+
+
+@pytest.mark.skipif(not _parameter_files_reach_any_namespace(),
+                    reason='config/*.yaml still has node keys that reach no namespaced node '
+                           "(write '/**/gait_node:' etc.); the bringup refuses such a run")
+def test_namespaced_run_moves_the_robot_on_sim_time(ros_env, tmp_path):
+    """namespace:=cobra: every topic under /cobra, /clock global, so the gait ticks and the robot moves."""
+    bag = tmp_path / 'bag'
+    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'duration:=4.0',
+                     'namespace:=cobra', 'frame_prefix:=cobra/', f'bag_path:={bag}')
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 0, output
+    assert_every_node_stopped_on_its_first_signal(process, output)
+    _, counts, joint_times, head_xy = read_bag(bag, '/cobra')
+    assert counts['/cobra/joint_commands'] >= 100 and not counts['/joint_commands']
+    assert min(joint_times) >= 0.0 and max(joint_times) - min(joint_times) == pytest.approx(4.0, abs=0.01)
+    assert max(joint_times) > 3.9  # stamped with sim time, not 0
+    moved_m = max(((x - head_xy[0][0]) ** 2 + (y - head_xy[0][1]) ** 2) ** 0.5 for x, y in head_xy)
+    assert moved_m > 0.01, f'the head moved only {moved_m * 1000:.2f} mm'
+    assert 'distance (net)' in output and 'PROBLEM' not in output
 
 
 def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(ros_env, tmp_path):

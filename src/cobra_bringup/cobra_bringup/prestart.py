@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from cobra_bringup.node_set import BringupError, NodeSpec
@@ -150,6 +152,45 @@ def _declared_values(spec: NodeSpec, namespace: str, context: Any) -> tuple[dict
     return result
 
 
+KNOWN_NODE_NAMES = ('logger', 'gait_node', 'sim_node', 'joint_driver', 'odometry')  # every mode's
+
+
+def section_pattern(key: str) -> re.Pattern[str]:
+    """rcl's rule for a parameter file's node key: '/**' any tokens, '*' one token, else literal."""
+    parts = []
+    for token in key.strip('/').split('/'):
+        parts.append('(/[^/]+)*' if token == '**' else '/[^/]+' if token == '*' else '/' + re.escape(token))
+    return re.compile(''.join(parts))
+
+
+def check_params_file_sections(path: Path, node_names: Sequence[str], namespace: str) -> None:
+    """Every node section of a parameter file must reach a node of this run, or of another mode.
+
+    rcl matches a key such as 'gait_node' against the node's full name '/gait_node' only: with
+    namespace:=cobra the node is '/cobra/gait_node' and the whole section is silently ignored
+    (a namespaced gait then commanded all zeros). Such a key is refused here, with the fix.
+    """
+    import yaml
+    try:
+        document = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return  # rcl and the gait library name what is wrong with the file itself
+    if not isinstance(document, dict):
+        return
+    prefix = '/' + namespace.strip('/') if namespace.strip('/') else ''
+    for key in document:
+        pattern = section_pattern(str(key))
+        if any(pattern.fullmatch(f'{prefix}/{name}') for name in node_names):
+            continue
+        last = str(key).strip('/').split('/')[-1]
+        if last in KNOWN_NODE_NAMES and last not in node_names:
+            continue  # a section for a node of the other mode (sim / hardware)
+        fix = (f"write '/**/{last}' (any namespace) or '{prefix}/{last}'" if last in KNOWN_NODE_NAMES
+               else f"node names here: {', '.join(KNOWN_NODE_NAMES)}")
+        raise BringupError(f"{path}: section '{key}' reaches no node of this run "
+                           f"(its nodes are {', '.join(f'{prefix}/{n}' for n in node_names)}): {fix}")
+
+
 def check_urdf(spec: NodeSpec, urdf_path: str) -> None:
     """A node's own URDF (urdf_path set in its parameter files) loads as a COBRA robot model."""
     from cobra_description.robot_model import RobotModelError, load_robot_model
@@ -181,6 +222,8 @@ def validate_node_set(specs: Sequence[NodeSpec], namespace: str,
     """
     check_namespace(namespace)
     specs = list(specs)
+    for path in dict.fromkeys(path for spec in specs for path in spec.params_files):
+        check_params_file_sections(path, [spec.name for spec in specs], namespace)
     values_by_node: dict[str, dict[str, Any]] = {}
     unknown_by_node: dict[str, set[str]] = {}
     all_declared: set[str] = set()

@@ -224,8 +224,9 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
         return 0
     print(format_summary(summary), flush=True)
-    if summary.problems:
-        print(f'[run] error: the run went wrong ({len(summary.problems)} problem(s) above)',
+    wrong = [problem for problem in summary.problems if problem.startswith('PROBLEM')]
+    if wrong:  # LOSS lines are reported; a run that did not move or never advanced fails
+        print(f'[run] error: the run went wrong ({len(wrong)} PROBLEM line(s) above)',
               file=sys.stderr, flush=True)
         return EXIT_NODE_FAILED
     return 0

@@ -21,9 +21,22 @@ def _isolated(ros_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv('COBRA_URDF', str(URDF))
 
 
-def _validate(*words: str):
+def _validate(*words: str, config_dir: Path = CONFIG_DIR):
     values = parse_arguments(words)
-    return validate_node_set(node_set(values, CONFIG_DIR), values['namespace'])
+    return validate_node_set(node_set(values, config_dir), values['namespace'])
+
+
+@pytest.fixture
+def any_namespace_config(tmp_path: Path) -> Path:
+    """The shipped parameter files with every node key as '/**/<node>' (valid in any namespace)."""
+    config = tmp_path / 'config'
+    config.mkdir()
+    for path in CONFIG_DIR.glob('*.yaml'):
+        text = path.read_text()
+        for name in ('gait_node', 'sim_node', 'logger', 'joint_driver', 'odometry'):
+            text = text.replace(f'\n{name}:', f'\n/**/{name}:')
+        (config / path.name).write_text(text)
+    return config
 
 
 def _params_file(tmp_path: Path, text: str) -> str:
@@ -122,3 +135,19 @@ def test_a_nodes_missing_urdf_is_refused_before_start(tmp_path):
     with pytest.raises(BringupError, match='sim_node: URDF not found: /nonexistent/cobra.urdf'):
         _validate('use_sim:=true', _params_file(
             tmp_path, 'sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n'))
+
+
+def test_a_section_that_reaches_no_node_of_the_run_is_refused(tmp_path, any_namespace_config):
+    """With namespace:=cobra a plain 'sim_node' key is silently ignored by rcl."""
+    with pytest.raises(BringupError, match=r"section 'sim_node' reaches no node of this run .*"
+                                           r"write '/\*\*/sim_node' \(any namespace\) or '/cobra/sim_node'"):
+        _validate('use_sim:=true', 'namespace:=cobra', _params_file(
+            tmp_path, 'sim_node:\n  ros__parameters:\n    odom_noise_m: 0.01\n'), config_dir=any_namespace_config)
+    with pytest.raises(BringupError, match="section 'gait_nod' reaches no node"):
+        _validate('use_sim:=true', _params_file(tmp_path, 'gait_nod:\n  ros__parameters:\n    rate_hz: 5.0\n'))
+
+
+@pytest.mark.parametrize('key', ['/cobra/sim_node', '/**/sim_node', '/**', '/*/sim_node', 'joint_driver'])
+def test_sections_that_reach_a_node_or_another_modes_node_are_accepted(tmp_path, any_namespace_config, key):
+    _validate('use_sim:=true', 'namespace:=cobra', 'record:=false', config_dir=any_namespace_config,
+              *[_params_file(tmp_path, f'{key}:\n  ros__parameters:\n    use_sim_time: true\n')])
