@@ -15,7 +15,7 @@ import numpy as np
 
 from cobra_description.robot_model import RobotModel
 from cobra_sim.mjcf import ServoParams, build_mjcf
-from cobra_sim.terrain import BodyState, TerrainModel
+from cobra_sim.terrain import BodyShape, BodyState, RobotBody, TerrainModel
 
 
 # contact points MuJoCo's plane collision makes for a shape lying on the plane (a cylinder on its
@@ -24,6 +24,11 @@ CONTACTS_AT_REST: dict[int, int] = {
     int(mujoco.mjtGeom.mjGEOM_SPHERE): 1, int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): 1,
     int(mujoco.mjtGeom.mjGEOM_CAPSULE): 2, int(mujoco.mjtGeom.mjGEOM_CYLINDER): 2,
     int(mujoco.mjtGeom.mjGEOM_BOX): 4, int(mujoco.mjtGeom.mjGEOM_MESH): 3,
+}
+# MuJoCo geom types a wrench terrain receives by name (a mesh goes as the box of its geom-frame AABB)
+TERRAIN_SHAPE_KINDS: dict[int, str] = {
+    int(mujoco.mjtGeom.mjGEOM_SPHERE): 'sphere', int(mujoco.mjtGeom.mjGEOM_CAPSULE): 'capsule',
+    int(mujoco.mjtGeom.mjGEOM_CYLINDER): 'cylinder', int(mujoco.mjtGeom.mjGEOM_BOX): 'box',
 }
 
 
@@ -93,6 +98,10 @@ class CobraSim:
         self._root_qpos_adr = int(self.model.jnt_qposadr[root_joint])
         self._root_dof_adr = int(self.model.jnt_dofadr[root_joint])
         self._apply_terrain_contact_parameters()
+        self._contact_body_rows = contiguous_index(self._contact_body_ids)
+        self._contact_body_root = self.model.body_rootid[self._contact_body_ids]
+        # last wrenches a wrench terrain applied: world force and torque about the link origin
+        self._terrain_wrench_world = np.zeros((len(self._contact_body_ids), 6))
         self.targets_rad = np.zeros(len(self.joint_names))
         self._max_change_rad = self._max_speed * params.control_period_s
         self._min_change_rad = -self._max_change_rad
@@ -107,6 +116,33 @@ class CobraSim:
         self._time_origin_s = 0.0
         self.torque_enabled = True
         mujoco.mj_forward(self.model, self.data)
+        if terrain.applies_wrenches:
+            terrain.setup(self.terrain_bodies(), self.body_state(), params.timestep_s)
+
+    def terrain_bodies(self) -> list[RobotBody]:
+        """Name, mass and collision shapes (MuJoCo geom_size, pose in the body frame) of each robot
+        body with collision geometry, in `robot_body_names` order, read from the compiled model."""
+        model = self.model
+        bodies = []
+        for body_id in self._contact_body_ids:
+            shapes = []
+            for geom in range(model.body_geomadr[body_id], model.body_geomadr[body_id] + model.body_geomnum[body_id]):
+                rotation = np.empty(9)
+                mujoco.mju_quat2Mat(rotation, model.geom_quat[geom])
+                position, size = model.geom_pos[geom], model.geom_size[geom]
+                kind = TERRAIN_SHAPE_KINDS.get(int(model.geom_type[geom]))
+                if kind is None and model.geom_type[geom] == mujoco.mjtGeom.mjGEOM_MESH:
+                    # the box of the mesh's bounding box, in the geom frame: centre offset moved to the body
+                    kind, size = 'box', model.geom_aabb[geom, 3:]
+                    position = position + rotation.reshape(3, 3) @ model.geom_aabb[geom, :3]
+                elif kind is None:
+                    kind = mujoco.mjtGeom(int(model.geom_type[geom])).name.removeprefix('mjGEOM_').lower()
+                count = {'sphere': 1, 'capsule': 2, 'cylinder': 2, 'box': 3}.get(kind, len(size))
+                shapes.append(BodyShape(kind, tuple(float(v) for v in size[:count]),
+                                        tuple(float(v) for v in position),
+                                        tuple(tuple(float(v) for v in row) for row in rotation.reshape(3, 3))))
+            bodies.append(RobotBody(model.body(int(body_id)).name, float(model.body_mass[body_id]), tuple(shapes)))
+        return bodies
 
     def _apply_terrain_contact_parameters(self) -> None:
         """Let the terrain set each robot geom's solref/solimp from the compiled model's masses."""
@@ -156,10 +192,21 @@ class CobraSim:
         if not self.terrain.applies_wrenches:
             mujoco.mj_step(self.model, self.data, nstep)
             return
+        model, data, rows = self.model, self.data, self._contact_body_rows
         for _ in range(nstep):
-            self.data.xfrc_applied[self._robot_body_ids] = self.terrain.wrenches(
-                self.body_state(), self.params.timestep_s)
-            mujoco.mj_step(self.model, self.data)
+            mujoco.mj_step1(model, data)  # kinematics and velocities of this step's start
+            force, torque = self.terrain.wrenches(self.body_state(), self.params.timestep_s)
+            applied = self._terrain_wrench_world
+            applied[:, :3] = force
+            applied[:, 3:] = torque
+            # xfrc_applied acts at the COM: move the torque from the origin, τ_com = τ − (xipos − xpos) × F
+            arm = data.xipos[rows] - data.xpos[rows]
+            xfrc = data.xfrc_applied
+            xfrc[rows, :3] = force
+            xfrc[rows, 3] = torque[:, 0] - (arm[:, 1] * force[:, 2] - arm[:, 2] * force[:, 1])
+            xfrc[rows, 4] = torque[:, 1] - (arm[:, 2] * force[:, 0] - arm[:, 0] * force[:, 2])
+            xfrc[rows, 5] = torque[:, 2] - (arm[:, 0] * force[:, 1] - arm[:, 1] * force[:, 0])
+            mujoco.mj_step2(model, data)
 
     def step_control_period(self) -> None:
         self.begin_control_period()
@@ -236,8 +283,11 @@ class CobraSim:
     def contact_wrenches_world(self) -> np.ndarray:
         """[n_bodies, 6]: force [N] and torque about the link ORIGIN [N·m] on each robot body
         (`robot_body_names` order) from the environment, not from other robot bodies, in world
-        axes. Contacts and link poses are those of the last physics step's start."""
+        axes: MuJoCo's contacts plus what a wrench terrain applied. Contacts and link poses are
+        those of the last physics step's start."""
         wrenches = np.zeros((self.model.nbody, 6))
+        if self.terrain.applies_wrenches:
+            wrenches[self._contact_body_ids] = self._terrain_wrench_world
         if self.data.ncon == 0:
             return wrenches[self._contact_body_ids]
         contacts = self.data.contact
@@ -291,10 +341,19 @@ class CobraSim:
         return np.einsum('nji,nkj->nki', to_link, world).reshape(-1, 6)
 
     def body_state(self) -> BodyState:
-        ids = self._robot_body_ids
-        velocities = np.zeros((len(ids), 6))
-        for row, body_id in enumerate(ids):
-            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
-                                     int(body_id), velocities[row], 0)
-        return BodyState(self.data.xipos[ids].copy(), self.data.xmat[ids].reshape(-1, 3, 3).copy(),
-                         velocities[:, 3:], velocities[:, :3])
+        """Origins, orientations and origin velocities (world axes) of the `robot_body_names`
+        bodies, from the kinematics and velocities MuJoCo last computed (mj_step1 / mj_forward).
+
+        Vectorised mj_objectVelocity: cvel is [ω, v] at the subtree COM of the body's root, so the
+        origin moves at v + ω × (xpos − subtree_com[root]).
+        """
+        rows, data = self._contact_body_rows, self.data
+        position = data.xpos[rows]
+        cvel = data.cvel[rows]
+        omega = cvel[:, :3]
+        arm = position - data.subtree_com[self._contact_body_root]
+        linear = cvel[:, 3:].copy()
+        linear[:, 0] += omega[:, 1] * arm[:, 2] - omega[:, 2] * arm[:, 1]
+        linear[:, 1] += omega[:, 2] * arm[:, 0] - omega[:, 0] * arm[:, 2]
+        linear[:, 2] += omega[:, 0] * arm[:, 1] - omega[:, 1] * arm[:, 0]
+        return BodyState(position, data.xmat[rows].reshape(-1, 3, 3), linear, omega)

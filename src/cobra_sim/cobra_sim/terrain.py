@@ -2,31 +2,71 @@
 
 A terrain may add world geometry to the MJCF (`world_xml`) and physics options
 (`option_attributes`), set the contact attributes of the robot's collision geoms
-(`robot_geom_attributes`, then per geom on the compiled model with `robot_contact_parameters`),
-and each physics step return external per-body wrenches from the bodies' state while updating
-its own state (`wrenches`). The rigid ground uses MuJoCo's own contact and returns no wrenches.
+(`robot_geom_attributes`, then per geom on the compiled model with `robot_contact_parameters`).
+A *wrench terrain* (`applies_wrenches`: SCM soil, compliant ground) gets each robot body's
+collision shapes, mass and name once (`setup`), then every physics step the bodies' state after
+`mj_step1` (`wrenches`) and returns world forces and torques about the body origins, which the
+engine applies through `xfrc_applied` before `mj_step2` and reports as the contact wrenches.
+
+Terrains are found by name in `TERRAINS` (the registry): an entry names the factory as
+'module:attribute', imported on first use, so the rigid ground never imports numba, and a new
+terrain module joins by adding one entry (or `register_terrain`), not by editing the sim loop.
+Per-model parameters come from one YAML per soil (`terrain_file`; each entry has a default under
+config/soil/).
 
 No MuJoCo import here: the engine hands in plain arrays read from the compiled model.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 MIN_IMPEDANCE = 1.0e-4     # MuJoCo's mjMINIMP: solimp values are clamped to [mjMINIMP, mjMAXIMP]
 MAX_IMPEDANCE = 0.9999     # MuJoCo's mjMAXIMP
+IDENTITY_ROTATION = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
+class TerrainConfigError(ValueError):
+    """A terrain name, terrain file or start pose that cannot give a valid run."""
+
+
+@dataclass(frozen=True)
+class BodyShape:
+    """One collision shape of a robot body, in MuJoCo's conventions (geom_size, body-frame pose).
+
+    kind: 'sphere' (r,) | 'capsule' / 'cylinder' (r, half length along local z) |
+    'box' (half sizes); a mesh arrives as the 'box' of its bounding box in the geom frame.
+    """
+
+    kind: str
+    size_m: tuple[float, ...]
+    position_m: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rotation: tuple[tuple[float, float, float], ...] = IDENTITY_ROTATION  # columns = shape axes in body axes
+
+
+@dataclass(frozen=True)
+class RobotBody:
+    """What a wrench terrain knows of one robot body: its name, mass and collision shapes."""
+
+    name: str
+    mass_kg: float
+    shapes: tuple[BodyShape, ...]
 
 
 @dataclass(frozen=True)
 class BodyState:
-    """World-frame state of the robot's bodies at the start of a physics step."""
+    """World-frame state of the robot's bodies at the start of a physics step (after mj_step1)."""
 
-    position_m: np.ndarray          # [n_bodies, 3] centre of mass
-    rotation: np.ndarray            # [n_bodies, 3, 3] body-to-world
-    linear_velocity_m_s: np.ndarray   # [n_bodies, 3] of the centre of mass
-    angular_velocity_rad_s: np.ndarray  # [n_bodies, 3]
+    position_m: np.ndarray          # [n_bodies, 3] body-frame ORIGINS (MuJoCo xpos)
+    rotation: np.ndarray            # [n_bodies, 3, 3] body-to-world (xmat)
+    linear_velocity_m_s: np.ndarray   # [n_bodies, 3] of the body origins, world axes
+    angular_velocity_rad_s: np.ndarray  # [n_bodies, 3] world axes
 
 
 @dataclass(frozen=True)
@@ -39,7 +79,8 @@ class RobotContactParameters:
 
 class TerrainModel:
     name = 'base'
-    applies_wrenches = False  # True: `wrenches` is called every physics step
+    applies_wrenches = False  # True: `setup` once, then `wrenches` every physics step
+    has_heightmap = False     # True: `heightmap()` returns the deformed nodes
 
     def world_xml(self) -> str:
         """MJCF elements added to <worldbody>."""
@@ -63,9 +104,28 @@ class TerrainModel:
         """
         return None
 
-    def wrenches(self, state: BodyState, dt_s: float) -> np.ndarray:
-        """[n_bodies, 6] world force [N] at the COM and torque [N·m]; updates the terrain state."""
-        return np.zeros((len(state.position_m), 6))
+    def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
+        """Called once by the engine with the compiled model's robot bodies (the rows of every
+        later `wrenches` call) and their initial state; raises TerrainConfigError for a start
+        the terrain cannot host (e.g. off the soil patch)."""
+
+    def wrenches(self, state: BodyState, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """(force [n,3] N, torque about each body ORIGIN [n,3] N·m), world axes, for this step;
+        updates the terrain state. Only called when `applies_wrenches`."""
+        n = len(state.position_m)
+        return np.zeros((n, 3)), np.zeros((n, 3))
+
+    def heightmap(self) -> Any | None:
+        """The deformed nodes (an object with x_m, y_m, z_m, sinkage_m, pressure_pa arrays), or None."""
+        return None
+
+    def diagnostics(self) -> dict[str, str]:
+        """Key/values for the sim's diagnostics (sinkage, contact counts, ...)."""
+        return {}
+
+    def step_timing_s(self) -> dict[str, float]:
+        """Wall time of the last `wrenches` call by phase (for the benchmark); empty if not split."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -163,6 +223,11 @@ class RigidGround(TerrainModel):
     def __init__(self, params: RigidGroundParams | None = None) -> None:
         self.params = params or RigidGroundParams()
 
+    @classmethod
+    def from_file(cls, terrain_file: Path | None) -> RigidGround:
+        """The registry's factory: the rigid ground takes its parameters from code, no file."""
+        return cls()
+
     def world_xml(self) -> str:
         p = self.params
         return (f'<geom name="ground" type="plane" size="0 0 0.05" '
@@ -213,10 +278,79 @@ class RigidGround(TerrainModel):
         return RobotContactParameters(solref, solimp)
 
 
-TERRAINS: dict[str, type[TerrainModel]] = {'rigid': RigidGround}
+@dataclass(frozen=True)
+class TerrainEntry:
+    """A registered terrain: how to build it and which parameter file it reads by default."""
+
+    factory: str        # 'module:attribute', a callable (terrain_file: Path | None) -> TerrainModel
+    default_file: str   # file name under config/soil/; '' = the terrain takes no parameter file
+    description: str
 
 
-def make_terrain(name: str) -> TerrainModel:
+TERRAINS: dict[str, TerrainEntry] = {
+    'rigid': TerrainEntry('cobra_sim.terrain:RigidGround.from_file', '',
+                          'plane with MuJoCo contacts mapped onto the thesis §7 law'),
+    'scm': TerrainEntry('cobra_sim.terrain_soil:ScmGround.from_file', 'loose_sand.yaml',
+                        "Soil Contact Model (Bekker-Wong, Janosi-Hanamoto, bulldozing) on a height field"),
+    'compliant': TerrainEntry('cobra_sim.terrain_soil:CompliantGroundModel.from_file', 'compliant_ground.yaml',
+                              'thesis §5 penalty + tangential spring contact on a plane'),
+}
+
+
+def register_terrain(name: str, entry: TerrainEntry) -> None:
+    """Add a terrain under `name` (a plug-in module calls this; the sim loop needs no edit)."""
+    TERRAINS[name] = entry
+
+
+def terrain_config_dirs() -> list[Path]:
+    """Where default terrain files are looked for: the installed cobra_bringup share, then the
+    source tree's config/soil."""
+    dirs = []
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        dirs.append(Path(get_package_share_directory('cobra_bringup')) / 'config' / 'soil')
+    except (ImportError, LookupError, ValueError, OSError):
+        pass
+    dirs.append(Path(__file__).resolve().parents[3] / 'config' / 'soil')
+    return dirs
+
+
+def default_terrain_file(name: str) -> Path | None:
+    """The terrain's default parameter file, or None (none needed, or none found: the model's
+    built-in defaults, which equal that file's values, apply)."""
+    entry = TERRAINS[name]
+    if not entry.default_file:
+        return None
+    for directory in terrain_config_dirs():
+        if (directory / entry.default_file).is_file():
+            return directory / entry.default_file
+    return None
+
+
+def _resolve(factory: str) -> Callable[[Path | None], TerrainModel]:
+    module_name, _, attribute = factory.partition(':')
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split('.'):
+        target = getattr(target, part)
+    return target
+
+
+def make_terrain(name: str, terrain_file: str | Path | None = None) -> TerrainModel:
+    """The terrain `name` with its parameters from `terrain_file` ('' or None: its default file).
+
+    Raises TerrainConfigError naming the parameter (terrain or terrain_file) and the file.
+    """
     if name not in TERRAINS:
-        raise ValueError(f"unknown terrain '{name}': choose one of {sorted(TERRAINS)}")
-    return TERRAINS[name]()
+        raise TerrainConfigError(f"unknown terrain '{name}' (parameter terrain): choose one of "
+                                 f"{', '.join(sorted(TERRAINS))}")
+    entry = TERRAINS[name]
+    if terrain_file and not entry.default_file:
+        raise TerrainConfigError(f"terrain '{name}' takes no terrain_file (got {terrain_file}): "
+                                 f"leave terrain_file empty")
+    path = Path(terrain_file) if terrain_file else default_terrain_file(name)
+    try:
+        return _resolve(entry.factory)(path)
+    except TerrainConfigError:
+        raise
+    except ValueError as error:  # the soil library's SoilConfigError names file, parameter and range
+        raise TerrainConfigError(f'terrain_file for terrain:={name}: {error}') from error
