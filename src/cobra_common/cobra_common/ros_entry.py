@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
@@ -145,6 +146,17 @@ def stop_requested() -> bool:
     return _stop.requested
 
 
+@contextmanager
+def deferred_stop() -> Iterator[None]:
+    """For a node's own spin loop: inside, a stop signal only sets stop_requested() (which the
+    loop must check, with bounded waits) instead of raising KeyboardInterrupt mid-callback."""
+    previous, _stop.deferred = _stop.deferred, True
+    try:
+        yield
+    finally:
+        _stop.deferred = previous
+
+
 def shield_cleanup() -> None:
     """From now on SIGINT is ignored and SIGTERM terminates at once (no exception).
 
@@ -188,9 +200,8 @@ def spin_node(node: Node, executor: Executor | None = None,
     so the Python signal handler runs even when nothing in the wait set is due, as with a
     sim-time timer while /clock is silent; a plain rclpy.spin blocks in rcl_wait then.
     """
-    _stop.deferred = True
     own_executor = executor is None
-    try:
+    with deferred_stop():
         if _stop.requested:
             return
         executor = SingleThreadedExecutor(context=node.context) if own_executor else executor
@@ -202,8 +213,6 @@ def spin_node(node: Node, executor: Executor | None = None,
             executor.remove_node(node)
             if own_executor:
                 executor.shutdown()
-    finally:
-        _stop.deferred = False
 
 
 def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,

@@ -134,3 +134,27 @@ def test_startup_error_is_one_line_and_exit_2(ros_env, tmp_path):
     result = _run_child(ros_env, tmp_path, 'bad_parameter')
     assert result.returncode == 2
     assert result.stderr.strip() == "[ERROR] probe: parameter 'x' = 5 is out of range: allowed [0, 1]"
+
+
+OWN_LOOP = textwrap.dedent('''
+    import os, signal
+    from cobra_common.ros_entry import deferred_stop, init_with_stop_signals, stop_requested
+    init_with_stop_signals(['loop'])
+    steps = 0
+    with deferred_stop():
+        while not stop_requested():
+            steps += 1
+            if steps == 3:
+                os.kill(os.getpid(), signal.SIGINT)
+                print('step completed after the signal', flush=True)
+    print(f'stopped after {steps} steps', flush=True)
+''')
+
+
+def test_a_nodes_own_loop_sees_the_signal_as_a_flag(ros_env, tmp_path):
+    script = tmp_path / 'own_loop.py'
+    script.write_text(OWN_LOOP)
+    result = subprocess.run([sys.executable, str(script)], env=ros_env, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ['step completed after the signal', 'stopped after 3 steps']
