@@ -335,6 +335,16 @@ def _resolve(factory: str) -> Callable[[Path | None], TerrainModel]:
     return target
 
 
+def _declared_terrain(path: Path) -> str | None:
+    """The `terrain:` key of a parameter file, or None (unreadable files are the loader's to report)."""
+    import yaml
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return None
+    return data.get('terrain') if isinstance(data, dict) and isinstance(data.get('terrain'), str) else None
+
+
 def make_terrain(name: str, terrain_file: str | Path | None = None) -> TerrainModel:
     """The terrain `name` with its parameters from `terrain_file` ('' or None: its default file).
 
@@ -348,6 +358,10 @@ def make_terrain(name: str, terrain_file: str | Path | None = None) -> TerrainMo
         raise TerrainConfigError(f"terrain '{name}' takes no terrain_file (got {terrain_file}): "
                                  f"leave terrain_file empty")
     path = Path(terrain_file) if terrain_file else default_terrain_file(name)
+    declared = _declared_terrain(path) if path is not None else None
+    if declared is not None and declared != name:
+        raise TerrainConfigError(f"terrain_file {path} is a file for terrain '{declared}' (its 'terrain' key), "
+                                 f"not for terrain:={name}: pass terrain:={declared} or a {name} file")
     try:
         return _resolve(entry.factory)(path)
     except TerrainConfigError:
