@@ -47,7 +47,7 @@ REBOOT_SETTLE_S = 0.3
 PROBE_PERIOD_S = 0.5  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 BUS_ERROR_LOG_PERIOD_S = 1.0
 GOAL_POSITION = ct.ITEMS['goal_position']
-_TRIPPED = bytes([ct.BUS_WATCHDOG_TRIPPED])
+GOAL_FRAME_DTYPE = np.dtype([('id', 'u1'), ('tick', '<i4')])  # packed: id + 4 goal bytes per servo
 
 
 @dataclass
@@ -90,8 +90,8 @@ class _ReadPlan:
         self.goal_tick_scale = np.array([servos[joint].direction / RAD_PER_TICK for _, joint in driven])
         self.goal_tick_bias = np.array([servos[joint].zero_offset_rad / RAD_PER_TICK + ct.POSITION_CENTRE_TICK
                                         for _, joint in driven])
-        self.goal_frame = np.zeros((len(driven), 5), dtype=np.uint8)  # id + 4 goal bytes per servo
-        self.goal_frame[:, 0] = [sid for sid, _ in driven]
+        self.goal_frame = np.zeros(len(driven), dtype=GOAL_FRAME_DTYPE)  # the Sync Write parameters
+        self.goal_frame['id'] = [sid for sid, _ in driven]
         self.latch_slot = ids.index(latch_id) if latch_id in ids else None
         self.latch_driven = self.latch_slot is not None and not health[latch_id].hardware_error
         self.known_hardware_errors = np.array([health[sid].hardware_error for sid in ids], dtype=np.uint8)
@@ -148,7 +148,7 @@ class JointDriver:
 
     @property
     def latch_status(self) -> LatchStatus:
-        return self.latch.status
+        return self.latch.refresh()
 
     @property
     def active_ids(self) -> tuple[int, ...]:
@@ -272,8 +272,9 @@ class JointDriver:
             positions = self.move_to_start.limit(targets, now, live)
             if not plan.all_joints_driven:
                 positions = positions[plan.goal_joint_index]
-            ticks = np.rint(positions * plan.goal_tick_scale + plan.goal_tick_bias).astype('<i4')
-            frame[:, 1:] = ticks.view(np.uint8).reshape(-1, 4)
+            ticks = positions * plan.goal_tick_scale
+            ticks += plan.goal_tick_bias
+            frame['tick'] = np.rint(ticks, out=ticks)
             param = list(frame.tobytes())
         else:
             param = []
@@ -320,10 +321,8 @@ class JointDriver:
             return None
         self._check_feedback(result, plan)
         self._housekeeping(now)
-        if plan.latch_slot is not None and result.fresh[plan.latch_slot]:
-            record = result.records[plan.latch_slot]
-            self.latch.advance(now, int(record['present_position']), int(record['present_velocity']),
-                               int(record['present_current']))
+        if plan.latch_slot is not None and (result.complete or result.fresh[plan.latch_slot]):
+            self.latch.advance(now, result.records[plan.latch_slot])
         return self._sample(result, plan, stamp_ns, result.complete)
 
     def _housekeeping(self, now: float) -> None:
@@ -359,11 +358,8 @@ class JointDriver:
         """New hardware errors and tripped watchdogs; in the common case two byte-string compares."""
         bus = self.bus
         assert bus is not None
-        error_bytes = bus.column_bytes(result, 'hardware_error_status')
-        if error_bytes is not None:
-            if error_bytes == plan.known_hardware_error_bytes and not (
-                    self.torque_enabled and _TRIPPED in bus.column_bytes(result, 'bus_watchdog')):  # type: ignore[operator]
-                return
+        if bus.flags_unchanged(result, plan.known_hardware_error_bytes, watch_tripped=self.torque_enabled):
+            return
         records = result.records
         errors = records['hardware_error_status']
         tripped = records['bus_watchdog'] == ct.BUS_WATCHDOG_TRIPPED

@@ -7,6 +7,7 @@ cannot hold 2 ms +- 0.5 ms); executor callbacks only hand work to it.
 from __future__ import annotations
 
 import array
+import gc
 import sys
 import threading
 import time
@@ -113,6 +114,10 @@ class JointDriverNode(Node):
         self._loop.start()
         self.get_logger().info(f'driving {len(self.driver.servos)} servos on {config.port} at '
                                f'{config.baud_rate} bps, {config.rate_hz:.0f} Hz')
+        # Everything built so far (rclpy, numpy, the driver) lives as long as the node: move it out
+        # of the collector's sight, so the loop's few allocations no longer trigger full
+        # collections that walk ~30 000 objects (CPU and multi-ms hiccups at 500 Hz).
+        gc.freeze()
 
     # -- loop -----------------------------------------------------------------------------
     def _run_loop(self) -> None:

@@ -17,7 +17,7 @@ import dynamixel_sdk as sdk
 import numpy as np
 
 from cobra_driver import control_table as ct
-from cobra_driver.protocol import crc16
+from cobra_driver.protocol import _CRC_TABLE, crc16
 
 MAX_READ_BLOCK_S = 0.05  # a read never blocks longer, whatever the packet timeout says
 MAX_READ_ATTEMPTS = 3  # per cycle: the first read and two re-reads of the servos after a culprit
@@ -77,6 +77,61 @@ def sync_read_bytes(servo_count: int, data_length: int, *, fast: bool) -> int:
     else:
         replies = servo_count * (STATUS_OVERHEAD_BYTES + data_length)
     return request + replies
+
+
+CRC_TABLE_MAX_BYTES = 1024  # longer than any packet the driver sends or expects (TXPACKET_MAX_LEN)
+_STUFFING_SEQUENCE = b'\xff\xff\xfd'
+_TRIPPED = bytes([ct.BUS_WATCHDOG_TRIPPED])
+PACKET_LENGTH_INDEX = 5  # Protocol 2.0: FF FF FD 00 ID LEN_L LEN_H INSTRUCTION ...
+PACKET_INSTRUCTION_INDEX = 7
+
+
+def _crc_position_tables(max_bytes: int) -> np.ndarray:
+    """tables[k, b]: the CRC (from 0) of byte b followed by k zero bytes.
+
+    The Dynamixel CRC-16 from 0 is linear in the message bits, so the CRC of a message is the
+    XOR over its bytes of these tables: one numpy gather and reduce instead of a Python loop
+    over every byte (the SDK's loop, which also rebuilds its 256-entry table on every call).
+    """
+    step = np.array(_CRC_TABLE, dtype=np.uint32)
+    tables = np.empty((max_bytes, 256), dtype=np.uint16)
+    register = step.copy()  # one byte b from 0: table[b]
+    for k in range(max_bytes):
+        tables[k] = register
+        register = ((register << 8) ^ step[(register >> 8) & 0xFF]) & 0xFFFF  # one more zero byte
+    return tables
+
+
+class FastPacketHandler(sdk.Protocol2PacketHandler):
+    """The SDK's Protocol 2.0 handler with its two per-byte Python loops replaced on the hot path.
+
+    Packets, timeouts and parsing stay the SDK's; only the CRC (numpy, see _crc_position_tables)
+    and byte stuffing (skipped when no FF FF FD occurs, which is what the SDK's loop finds then)
+    are computed faster. Both give the SDK's results byte for byte (test_protocol.py).
+    """
+
+    _tables: np.ndarray | None = None
+    _rows: dict[int, np.ndarray] = {}
+
+    def updateCRC(self, crc_accum: int, data_blk_ptr: list[int] | bytes, data_blk_size: int) -> int:
+        if crc_accum or not 0 < data_blk_size <= CRC_TABLE_MAX_BYTES:
+            return super().updateCRC(crc_accum, data_blk_ptr, data_blk_size)
+        tables = FastPacketHandler._tables
+        if tables is None:
+            tables = FastPacketHandler._tables = _crc_position_tables(CRC_TABLE_MAX_BYTES)
+        rows = FastPacketHandler._rows.get(data_blk_size)
+        if rows is None:
+            rows = FastPacketHandler._rows[data_blk_size] = np.arange(data_blk_size - 1, -1, -1)
+        data = np.frombuffer(bytes(data_blk_ptr[:data_blk_size]), dtype=np.uint8)
+        return int(np.bitwise_xor.reduce(tables[rows, data]))
+
+    def addStuffing(self, packet: list[int]) -> list[int]:
+        length = packet[PACKET_LENGTH_INDEX] | packet[PACKET_LENGTH_INDEX + 1] << 8
+        # the SDK stuffs where FF FF FD ends at or after the instruction byte, CRC excluded
+        body = bytes(packet[PACKET_INSTRUCTION_INDEX - 2:PACKET_INSTRUCTION_INDEX + length - 2])
+        if _STUFFING_SEQUENCE in body:
+            return super().addStuffing(packet)
+        return packet
 
 
 class CountingPortHandler(sdk.PortHandler):
@@ -196,9 +251,11 @@ class DynamixelBus:
         self.port_name = port
         self.baud_rate = baud_rate
         self.port = CountingPortHandler(port, usb_latency_ms=usb_latency_ms, timeout_margin_ms=timeout_margin_ms)
-        self.packet = sdk.PacketHandler(2.0)
+        self.packet = FastPacketHandler()
         self.block = FeedbackBlock()
         self._segment_dtype = self.block.fast_segment_dtype()
+        self._error_offset = FAST_STATUS_HEADER_BYTES + self._segment_dtype.fields['hardware_error_status'][1]
+        self._watchdog_offset = FAST_STATUS_HEADER_BYTES + self._segment_dtype.fields['bus_watchdog'][1]
         self._block_dtype = self.block.dtype()
         self._result_ids: tuple[int, ...] = ()
         self._records = np.zeros(0, dtype=self._block_dtype)
@@ -319,12 +376,16 @@ class DynamixelBus:
             self._id_bytes = bytes(ids)
         return ReadResult(ids, self.block.items, self._records, self._fresh)  # fresh is reset when used
 
-    def column_bytes(self, result: ReadResult, name: str) -> bytes | None:
-        """One single-byte item of every servo straight from a complete reply (None otherwise)."""
-        if result.raw is None:
-            return None
-        offset = FAST_STATUS_HEADER_BYTES + self._segment_dtype.fields[name][1]
-        return result.raw[offset::self._segment_dtype.itemsize]
+    def flags_unchanged(self, result: ReadResult, hardware_errors: bytes, *, watch_tripped: bool) -> bool:
+        """True when a complete reply shows every servo's Hardware Error Status as known and (if
+        watched) no tripped bus watchdog: two byte-string compares on the raw reply, no decoding."""
+        raw = result.raw
+        if raw is None:
+            return False
+        stride = self._segment_dtype.itemsize
+        if raw[self._error_offset::stride] != hardware_errors:
+            return False
+        return not (watch_tripped and _TRIPPED in raw[self._watchdog_offset::stride])
 
     def read_feedback(self, ids: tuple[int, ...], *, deadline: float | None = None) -> ReadResult:
         """Fast Sync Read of the feedback block; the servos after a culprit are re-read while time is left.

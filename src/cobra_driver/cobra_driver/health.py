@@ -77,7 +77,7 @@ def build_diagnostics(driver: JointDriver) -> list[DiagnosticEntry]:
     for servo in driver.servos:
         entries.append(_servo_entry(driver.label(servo), servo.model.name, driver.health[servo.servo_id]))
     if driver.config.latch is not None:
-        status = driver.latch.status
+        status = driver.latch.refresh()
         entries.append(DiagnosticEntry('joint_driver: latch', 'error' if status.state == 'failed' else 'ok',
                                        status.message or status.state,
                                        {'state': status.state, 'position_rad': f'{status.position_rad:.3f}',

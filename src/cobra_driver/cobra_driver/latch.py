@@ -12,10 +12,12 @@ import math
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from cobra_driver.driver_config import DriverConfig
 from cobra_driver.joint_map import JointServo
 
+_MOVING = ('engaging', 'releasing')
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
 
 
@@ -42,6 +44,7 @@ class LatchController:
         self.target_rad: float | None = None
         self._started_s = 0.0
         self._future: Future[tuple[bool, str]] | None = None
+        self._record: Any = None
 
     def engaged_rad(self) -> float:
         assert self.servo is not None
@@ -77,15 +80,25 @@ class LatchController:
             self._future.set_result((ok, message))
         self._future = None
 
-    def advance(self, now_s: float, position_tick: int, velocity_raw: int, current_raw: int) -> None:
-        """Feedback of this cycle: confirm, keep going, or fail after the timeout."""
+    def refresh(self) -> LatchStatus:
+        """The status with position and current from the latest feedback (converted only when asked)."""
+        record = self._record
+        if record is not None and self.servo is not None:
+            self.status.position_rad = self.servo.rad_from_ticks(int(record['present_position']))
+            self.status.current_a = self.servo.current_a_from_raw(int(record['present_current']))
+        return self.status
+
+    def advance(self, now_s: float, record: Any) -> None:
+        """Feedback of this cycle (a record with present position, velocity and current): confirm,
+        keep going, or fail after the timeout. Holding still, it only keeps the record."""
+        self._record = record
+        status = self.status
+        if status.state not in _MOVING:
+            return
         latch = self.servo
         assert latch is not None
-        status = self.status
-        status.position_rad = latch.rad_from_ticks(position_tick)
-        status.current_a = latch.current_a_from_raw(current_raw)
-        if status.state not in ('engaging', 'releasing'):
-            return
+        self.refresh()
+        velocity_raw = int(record['present_velocity'])
         engaging = status.state == 'engaging'
         target = self.engaged_rad() if engaging else self.released_rad()
         error = abs(status.position_rad - target)

@@ -24,12 +24,13 @@ class MoveToStart:
         self.speed_rad_s = speed_rad_s
         self._output = np.zeros(joint_count)
         self._limited = np.zeros(joint_count, dtype=bool)
+        self._any_limited = False  # mirrors _limited.any(): checked every cycle
         self._last_s: float | None = None
 
     @property
     def active(self) -> bool:
         """True while any joint is still moving to the command stream at the bounded speed."""
-        return bool(self._limited.any())
+        return self._any_limited
 
     @property
     def limited(self) -> np.ndarray:
@@ -39,16 +40,19 @@ class MoveToStart:
         """Every joint stands at `positions_rad` and moves to the next commands at the bounded speed."""
         self._output = np.array(positions_rad, dtype=float)
         self._limited[:] = True
+        self._any_limited = True
         self._last_s = None
 
     def restart(self) -> None:
         """Every joint moves on from the position last sent at the bounded speed (commands resume)."""
         self._limited[:] = True
+        self._any_limited = True
 
     def start_joint(self, index: int, position_rad: float) -> None:
         """One joint (a servo rejoining the loop) stands here and moves to the target at the bounded speed."""
         self._output[index] = position_rad
         self._limited[index] = True
+        self._any_limited = True
 
     def limit(self, target_rad: np.ndarray, now_s: float, commanded: bool) -> np.ndarray:
         """The position to send this cycle. `commanded`: the target follows live commands (not a hold)."""
@@ -57,7 +61,7 @@ class MoveToStart:
         else:
             dt = min(MAX_STEP_S, max(0.0, now_s - self._last_s))
         self._last_s = now_s
-        if not self._limited.any():
+        if not self._any_limited:
             self._output = target_rad
             return target_rad
         step = self.speed_rad_s * dt
@@ -69,5 +73,6 @@ class MoveToStart:
             # trajectory faster than the bound is met where it turns back): follows it from now on.
             remaining = target_rad - output
             self._limited = limited & (np.abs(remaining) > JOIN_TOLERANCE_RAD) & (remaining * error > 0.0)
+            self._any_limited = bool(self._limited.any())
         self._output = output
         return output

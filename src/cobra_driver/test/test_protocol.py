@@ -70,3 +70,20 @@ def test_parser_drops_packets_with_a_bad_crc() -> None:
 def test_status_error_byte_is_exposed() -> None:
     packet = parse_packet(build_status(5, 0x87))
     assert packet.error == 0x87
+
+
+def test_fast_packet_handler_gives_the_sdks_crc_and_stuffing_byte_for_byte() -> None:
+    import random
+
+    import dynamixel_sdk as sdk
+
+    from cobra_driver.dynamixel_bus import FastPacketHandler
+    reference, fast = sdk.Protocol2PacketHandler(), FastPacketHandler()
+    rng = random.Random(7)
+    for size in (1, 2, 11, 74, 200, 276, 1024):
+        data = [rng.randrange(256) for _ in range(size + 3)]
+        assert fast.updateCRC(0, data, size) == reference.updateCRC(0, data, size)
+    assert fast.updateCRC(0x1234, [1, 2, 3], 3) == reference.updateCRC(0x1234, [1, 2, 3], 3)
+    for params in ([1, 2, 3, 4], [0xFF, 0xFF, 0xFD, 0x00], [7, 0xFF, 0xFF, 0xFD, 0xFD, 0xFF]):
+        packet = [0xFF, 0xFF, 0xFD, 0x00, 0xFE, len(params) + 3, 0, 0x83, *params, 0, 0]
+        assert fast.addStuffing(list(packet)) == reference.addStuffing(list(packet))
