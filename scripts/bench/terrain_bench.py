@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Terrain benchmark: real-time factor of gait1 sidewinding on SCM loose sand (Δ = 0.02 m and
+0.01 m) and on the compliant ground, against the rigid-ground engine measured in the same run.
+
+Engine alone, pinned to one core: the same settled robot replays the same table of gait1 goals
+(0.4 Hz, 0.35/0.70 rad, ramp included) for --seconds of sim time on each terrain; per physics
+step it prints the wall time split into MuJoCo + engine (everything but the soil), ray casting,
+soil update and bulldozing, the RTF (sim s per wall s) and the ratio of each terrain's step time
+to the rigid engine's. Interleaved rounds (--rounds), best of each, so a load spike on the
+shared machine hits one round rather than one terrain.
+
+Node (--node-seconds > 0): sim_node with terrain:=scm against terrain:=rigid, unpaced
+(real_time_factor:=0), the robot lying still (no gait peer), RTF from the node's own log lines
+('settled' -> 'reached duration_s'); the heightmap is published at its default period.
+
+Targets (issue 8): engine RTF >= 5 at Δ = 0.02 m, >= 2 at Δ = 0.01 m (one core); node >= 2.
+
+Run:  .venv/bin/python scripts/bench/terrain_bench.py [--seconds 10] [--rounds 2] [--node-seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+for package in (REPO_ROOT / 'src').iterdir():
+    sys.path.insert(0, str(package))
+
+from cobra_description.robot_model import load_robot_model  # noqa: E402
+from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams  # noqa: E402
+from cobra_sim.engine import CobraSim, SimParams  # noqa: E402
+from cobra_sim.terrain import BodyState, TerrainModel, make_terrain  # noqa: E402
+
+CORE = 0
+URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
+LOOSE_SAND = REPO_ROOT / 'config' / 'soil' / 'loose_sand.yaml'
+COMPLIANT = REPO_ROOT / 'config' / 'soil' / 'compliant_ground.yaml'
+LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
+PHASES = ('ray_casting', 'soil_update', 'bulldozing')
+
+
+@dataclass
+class PhaseClock:
+    """Wraps a terrain's `wrenches` to add up its own phase timings over a run."""
+
+    terrain: TerrainModel
+    totals_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    enabled: bool = False
+
+    def __post_init__(self) -> None:
+        inner = self.terrain.wrenches
+
+        def timed(state: BodyState, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
+            result = inner(state, dt_s)
+            if self.enabled:
+                for phase, seconds in self.terrain.step_timing_s().items():
+                    self.totals_s[phase] += seconds
+            return result
+
+        self.terrain.wrenches = timed
+
+
+def soil_file(spacing_m: float, directory: Path) -> Path:
+    path = directory / f'loose_sand_{spacing_m:g}.yaml'
+    path.write_text(LOOSE_SAND.read_text().replace('spacing_m: 0.02', f'spacing_m: {spacing_m}'))
+    return path
+
+
+def gait_table(seconds: float, period_s: float) -> np.ndarray:
+    robot = load_robot_model(URDF)
+    joints = robot.gait_joints()
+    generator = SidewindingGenerator([j.axis_kind for j in joints], SidewindingParams(0.4, 0.35, 0.70))
+    generator.ramp.start()
+    rows = []
+    for _ in range(round(seconds / period_s)):
+        generator.advance(period_s)
+        rows.append(generator.positions())
+    return np.array(rows)
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    label: str
+    step_s: float                 # wall time per physics step
+    phases_s: dict[str, float]    # per physics step
+    lateral_m: float              # COM y travel (sanity: it sidewinds)
+
+    @property
+    def rtf(self) -> float:
+        return 1e-3 / self.step_s
+
+
+def bench_engine(label: str, terrain: TerrainModel, seconds: float) -> EngineResult:
+    robot = load_robot_model(URDF)
+    clock = PhaseClock(terrain) if terrain.applies_wrenches else None
+    sim = CobraSim(robot, terrain, SimParams(), np.random.default_rng(0))
+    sim.settle()
+    table = gait_table(seconds, sim.params.control_period_s)
+    names = [j.name for j in robot.gait_joints()]
+    start_y = sim.center_of_mass()[1]
+    if clock is not None:
+        clock.enabled = True
+    started = time.perf_counter()
+    for row in table:
+        sim.set_targets(dict(zip(names, row)))
+        sim.step_control_period()
+    elapsed = time.perf_counter() - started
+    steps = len(table) * sim.steps_per_control
+    phases = {k: v / steps for k, v in clock.totals_s.items()} if clock else dict.fromkeys(PHASES, 0.0)
+    return EngineResult(label, elapsed / steps, phases, sim.center_of_mass()[1] - start_y)
+
+
+def ros_environment(domain_id: int, log_dir: str) -> dict[str, str]:
+    return dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', ROS_DOMAIN_ID=str(domain_id),
+                ROS_LOG_DIR=log_dir, PYTHONUNBUFFERED='1',
+                PYTHONPATH=os.pathsep.join(str(p) for p in (REPO_ROOT / 'src').iterdir()))
+
+
+def log_time(output: str, text: str) -> float:
+    line = next(line for line in output.splitlines() if text in line)
+    return float(LOG_TIME.match(line).group(1))
+
+
+def bench_node(terrain: str, seconds: float, domain_id: int) -> float:
+    with tempfile.TemporaryDirectory() as log_dir:
+        result = subprocess.run(
+            ['taskset', '-c', str(CORE), sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args',
+             '-p', f'urdf_path:={URDF}', '-p', f'terrain:={terrain}', '-p', 'real_time_factor:=0.0',
+             '-p', f'duration_s:={seconds}', '-p', 'wait_for_recorder:=false', '-p', 'wait_for_commands:=false'],
+            env=ros_environment(domain_id, log_dir), capture_output=True, text=True, timeout=900)
+    output = result.stdout + result.stderr
+    if result.returncode != 0:
+        raise RuntimeError(output)
+    return seconds / (log_time(output, 'reached duration_s') - log_time(output, 'settled'))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--seconds', type=float, default=10.0, help='sim seconds per engine run')
+    parser.add_argument('--rounds', type=int, default=2, help='interleaved rounds; best of each is kept')
+    parser.add_argument('--node-seconds', type=float, default=0.0, help='sim seconds per node run (0 = skip)')
+    parser.add_argument('--domain-id', type=int, default=158)
+    args = parser.parse_args()
+    os.sched_setaffinity(0, {CORE})
+    from cobra_sim.soil import compile_kernels
+    compile_kernels()
+    with tempfile.TemporaryDirectory() as directory:
+        configurations = [('rigid', lambda: make_terrain('rigid')),
+                          ('scm 0.02 m', lambda: make_terrain('scm', soil_file(0.02, Path(directory)))),
+                          ('scm 0.01 m', lambda: make_terrain('scm', soil_file(0.01, Path(directory)))),
+                          ('compliant', lambda: make_terrain('compliant', COMPLIANT))]
+        best: dict[str, EngineResult] = {}
+        for _ in range(args.rounds):
+            for label, factory in configurations:
+                result = bench_engine(label, factory(), args.seconds)
+                if label not in best or result.step_s < best[label].step_s:
+                    best[label] = result
+    rigid = best['rigid']
+    print(f'engine, one core (CPU {CORE}), gait1 sidewinding, {args.seconds:g} s sim per run, '
+          f'best of {args.rounds} interleaved rounds; µs per 1 ms physics step:')
+    print(f"{'terrain':<12} {'total':>7} {'mujoco+eng':>10} {'rays':>6} {'soil':>6} {'bulldoze':>8} "
+          f"{'RTF':>6} {'÷ rigid':>8} {'COM y [m]':>9}")
+    for label, result in best.items():
+        soil_s = sum(result.phases_s.values())
+        print(f'{label:<12} {result.step_s * 1e6:7.1f} {(result.step_s - soil_s) * 1e6:10.1f} '
+              f"{result.phases_s['ray_casting'] * 1e6:6.1f} {result.phases_s['soil_update'] * 1e6:6.1f} "
+              f"{result.phases_s['bulldozing'] * 1e6:8.1f} {result.rtf:6.2f} {result.step_s / rigid.step_s:8.2f} "
+              f'{result.lateral_m:9.3f}')
+    print(f"targets: scm 0.02 m RTF {best['scm 0.02 m'].rtf:.1f} (>= 5), scm 0.01 m RTF "
+          f"{best['scm 0.01 m'].rtf:.1f} (>= 2)")
+    if args.node_seconds > 0.0:
+        node = {terrain: bench_node(terrain, args.node_seconds, args.domain_id) for terrain in ('rigid', 'scm')}
+        print(f"node (sim_node alone, unpaced, robot at rest, one core): rigid RTF {node['rigid']:.1f}, "
+              f"scm RTF {node['scm']:.1f} (>= 2), scm/rigid {node['scm'] / node['rigid']:.2f}")
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
