@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dynamixel_sdk as sdk
 import numpy as np
+import serial
 
 from cobra_driver import control_table as ct
 from cobra_driver.protocol import _CRC_TABLE, crc16
@@ -150,18 +151,42 @@ class CountingPortHandler(sdk.PortHandler):
             + self.timeout_margin_ms
 
     def writePort(self, packet: list[int]) -> int:
-        written = super().writePort(packet)
-        self.bytes_written += written or 0
+        """os.write on pyserial's non-blocking descriptor; pyserial only when the device is not ready.
+
+        pyserial's write converts the list element by element and then waits in select() until
+        the descriptor is writable again, a second system call every packet."""
+        data = bytes(packet)
+        try:
+            written = os.write(self.ser.fd, data)
+        except BlockingIOError:
+            written = 0
+        if written < len(data):
+            written += self.ser.write(data[written:]) or 0
+        self.bytes_written += written
         return written
 
     def readPort(self, length: int) -> bytes:
-        data = super().readPort(length)
+        """What has arrived, else block in select until bytes come or the packet times out.
+
+        The SDK polls a non-blocking port in a tight loop (through pyserial's read, itself a
+        select and a read); here one read, and when nothing is there one select: one wake-up
+        per reply, CPU and GIL free meanwhile."""
+        fd = self.ser.fd
+        try:
+            data = os.read(fd, length)
+        except BlockingIOError:
+            data = b''
         if not data:
-            # The SDK polls a non-blocking port in a tight loop; block in select until bytes come or
-            # the packet times out instead: one wake-up per reply, CPU and GIL free meanwhile.
             remaining_ms = self.packet_timeout - self.getTimeSinceStart()
-            select.select([self.ser.fileno()], [], [], min(MAX_READ_BLOCK_S, max(0.0, remaining_ms / 1000.0)))
-            data = super().readPort(length)
+            ready, _, _ = select.select([fd], [], [], min(MAX_READ_BLOCK_S, max(0.0, remaining_ms / 1000.0)))
+            if ready:
+                try:
+                    data = os.read(fd, length)
+                except BlockingIOError:
+                    data = b''
+                if not data:  # readable but empty: the device is gone (as pyserial reports it)
+                    raise serial.SerialException('device reports readiness to read but returned no data '
+                                                 '(device disconnected or multiple access on port?)')
         self.bytes_read += len(data)
         return data
 
