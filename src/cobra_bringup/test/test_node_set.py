@@ -86,7 +86,7 @@ def test_parse_arguments_rejects_malformed_word(word):
 @pytest.mark.parametrize('word, message', [
     ('use_sim:=maybe', 'use_sim:=maybe is not one of true, false'),
     ('direction:=up', 'direction:=up is not one of left, right'),
-    ('terrain:=sand', 'terrain:=sand is not one of rigid'),
+    ('terrain:=lava', f"terrain:=lava is not one of {', '.join(TERRAINS)}"),
     ('log_level:=loud', 'log_level:=loud is not one of debug, info, warn, error, fatal'),
 ])
 def test_parse_arguments_rejects_bad_choice(word, message):
@@ -332,3 +332,28 @@ def test_command_line_refuses_missing_executable(tmp_path, monkeypatch):
     sim = _by_name(_nodes('use_sim:=true'))['sim_node']
     with pytest.raises(BringupError, match='cobra_sim/sim_node is not installed'):
         runner.command_line(sim, '', 'info')
+
+
+# --- arguments shared with the launch file -----------------------------------------------------
+
+def test_choices_in_any_case_are_accepted_and_lowercased_for_both_front_ends():
+    from cobra_bringup.node_set import check_arguments
+    assert parse_arguments(['use_sim:=True', 'lockstep:=OFF'])['use_sim'] == 'true'
+    assert check_arguments({'use_sim': 'TRUE', 'lockstep': 'On'})['lockstep'] == 'on'
+
+
+def test_launch_configurations_with_an_unknown_name_are_refused():
+    from cobra_bringup.node_set import check_arguments
+    with pytest.raises(BringupError, match="unknown launch argument 'duraton'"):
+        check_arguments({'duraton': '5'})
+
+
+def test_lockstep_and_frame_prefix_reach_the_sim():
+    sim = _by_name(_nodes('use_sim:=true', 'lockstep:=on', 'frame_prefix:=cobra/'))['sim_node']
+    assert sim.parameters['lockstep'] == 'on' and sim.parameters['frame_prefix'] == 'cobra/'
+    assert 'frame_prefix' not in _by_name(_nodes('use_sim:=true'))['sim_node'].parameters
+
+
+def test_frame_prefix_reaches_the_odometry_in_hardware_mode(full_config):
+    odometry = _by_name(_nodes('frame_prefix:=cobra/', config=full_config))['odometry']
+    assert odometry.parameters == {'frame_prefix': 'cobra/'}
