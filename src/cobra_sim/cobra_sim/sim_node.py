@@ -24,7 +24,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_sensor_data)
 from rosgraph_msgs.msg import Clock as ClockMsg
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import Imu, JointState, PointCloud2, PointField
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
@@ -32,6 +32,7 @@ from cobra_common.command_guard import JointCommandGuard
 from cobra_common.ros_entry import StartupError, declare, describe, run_node, set_stamp, stamp_seconds
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
+from cobra_sim.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
 from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
                                 control_periods_per_command, lockstep_active)
 from cobra_sim.mjcf import ServoParams
@@ -62,6 +63,11 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     p = declare(node, {
         'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
         'terrain': ('rigid', describe(f'terrain model: {" | ".join(sorted(TERRAINS))}', read_only=True)),
+        'terrain_file': ('', describe(
+            "the terrain's parameter YAML (one per soil, config/soil/); '' = its default "
+            '(scm: loose_sand.yaml, compliant: compliant_ground.yaml); rigid takes none', read_only=True)),
+        'heightmap_period_s': (0.5, describe(
+            f'{HEIGHTMAP_TOPIC} period [s] (deformable terrains only)', read_only=True, float_range=(0.2, 1.0))),
         'timestep_s': (0.001, describe('physics step [s]', read_only=True, float_range=(1e-5, 0.01))),
         'control_period_s': (0.002, describe(
             'servo update and joint_states period [s]; a whole number of physics steps',
@@ -117,11 +123,15 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     p['lockstep'] = {True: 'on', False: 'off'}.get(p['lockstep'], p['lockstep'])
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
+    if p['terrain'] not in TERRAINS:
+        raise StartupError(f"unknown terrain '{p['terrain']}' (parameter terrain): choose one of "
+                           f"{', '.join(sorted(TERRAINS))}")
     if not FRAME_PREFIX_PATTERN.match(p['frame_prefix']):
         raise StartupError(f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of "
                            "letters, digits and '_' each followed by '/', e.g. frame_prefix:=cobra/")
     try:
-        for name in ('imu_period_s', 'odom_period_s', 'contact_forces_period_s', 'command_period_s'):
+        for name in ('imu_period_s', 'odom_period_s', 'contact_forces_period_s', 'command_period_s',
+                     'heightmap_period_s'):
             if p[name]:
                 steps_per_period(p[name], p['control_period_s'], name)
         steps_per_period(p['control_period_s'], p['timestep_s'], 'control_period_s')
@@ -141,7 +151,7 @@ class SimNode(Node):
             self.set_parameters([Parameter('use_sim_time', value=False)])
         try:
             robot = load_robot_model(p['urdf_path'] or None)
-            terrain = make_terrain(p['terrain'])
+            terrain = make_terrain(p['terrain'], p['terrain_file'])  # a wrench terrain warms numba here
             sim_params = SimParams(
                 timestep_s=p['timestep_s'], control_period_s=p['control_period_s'],
                 settle_duration_s=p['settle_duration_s'],
@@ -158,6 +168,8 @@ class SimNode(Node):
             p['contact_forces_period_s'], control_period_s, 'contact_forces_period_s') \
             if p['contact_forces_period_s'] else 0
         self._command_every = control_periods_per_command(p['command_period_s'], control_period_s)
+        self._heightmap_every = steps_per_period(p['heightmap_period_s'], control_period_s, 'heightmap_period_s') \
+            if self.sim.terrain.has_heightmap else 0
         self._timestep_ns = round(p['timestep_s'] * 1e9)
         self._control_period_ns = self._timestep_ns * self.sim.steps_per_control
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -177,6 +189,11 @@ class SimNode(Node):
         self._contact_messages = [RawWrenchStamped(prefix + name) for name in link_names]
         self._contact_pubs = [self.create_publisher(WrenchStamped, f'contact/forces/{name}', STATE_QOS)
                               for name in link_names] if self._contact_every else []
+        # the latest deformed-terrain snapshot, latched for late subscribers (RViz, the logger)
+        self._heightmap_pub = self.create_publisher(PointCloud2, HEIGHTMAP_TOPIC, LATCHED_QOS) \
+            if self._heightmap_every else None
+        self._heightmap_fields = [PointField(name=name, offset=offset, datatype=FLOAT32, count=1)
+                                  for name, offset in field_layout()]
         self._command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
         self._progress_sub = self.create_subscription(
             ClockMsg, LOGGER_PROGRESS_TOPIC, self._on_logger_progress, PROGRESS_QOS)
@@ -416,6 +433,8 @@ class SimNode(Node):
             self._latch_pub.publish(Bool(data=bool(engaged)))
         if self._contact_every and periods % self._contact_every == 0:
             self._publish_contact_forces(now_ns)
+        if self._heightmap_every and periods % self._heightmap_every == 0:
+            self._publish_heightmap(now_ns)
         if periods % self._diagnostics_every == 0:
             self._publish_diagnostics(now_ns)
 
@@ -456,6 +475,15 @@ class SimNode(Node):
             message.wrench[:] = wrench
             self._publish_raw[publisher](message.to_bytes())
 
+    def _publish_heightmap(self, now_ns: int) -> None:
+        """The deformed nodes as a PointCloud2 in odom (x, y, z, sinkage, pressure; float32)."""
+        data, count = pack_heightmap(self.sim.terrain.heightmap())
+        header = Header(frame_id=self.params['frame_prefix'] + 'odom')
+        set_stamp(header.stamp, now_ns * 1e-9)
+        self._heightmap_pub.publish(PointCloud2(
+            header=header, height=1, width=count, fields=self._heightmap_fields, is_bigendian=False,
+            point_step=POINT_STEP, row_step=POINT_STEP * count, data=data, is_dense=True))
+
     def _publish_diagnostics(self, now_ns: int) -> None:
         wall, sim_time = time.perf_counter(), now_ns * 1e-9
         window_wall, window_sim = self._rtf_window
@@ -470,6 +498,7 @@ class SimNode(Node):
             'real_time_factor': f'{self._measured_rtf:.2f}',
             'sim_time_s': f'{sim_time:.3f}',
             'terrain': self.sim.terrain.name,
+            **self.sim.terrain.diagnostics(),  # soil: sinkage, nodes in contact, contact patches
             'torque_enabled': str(self.sim.torque_enabled),
             'lockstep': str(self.lockstep),
             **{f'lockstep_held_for_{peer}_s': f'{seconds:.2f}' for peer, seconds in self.lockstep_held_s.items()},
