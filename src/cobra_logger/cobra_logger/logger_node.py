@@ -6,9 +6,13 @@ the node clock, so with use_sim_time they carry sim time like `ros2 bag record -
 SIGINT and SIGTERM stop the spin loop between callbacks (never inside a write), the messages
 already received are drained, the open split is closed and the per-topic counts are logged.
 
-Queued messages are taken straight from the subscriptions in one pass (the executor only wakes
-the loop): an executor round per message cost more than writing it. After each pass the newest
-`progress_topic` (joint_states) header stamp written goes out on `logger/progress`, so a
+The loop polls: every POLL_PERIOD_S it takes what is queued on every subscription straight from
+rcl (take_message, raw) and writes it; the executor (timers, parameter services) runs only every
+EXECUTOR_PERIOD_S. An executor round costs ~0.3 ms with two dozen subscriptions, more than
+writing a message, and with use_sim_time every /clock message (1 kHz of sim time) used to cost
+one: sim time is taken from /clock directly too, as the newest value when a message is written
+(what rclpy's TimeSource gives). The newest `progress_topic` (joint_states) header stamp written
+goes out on `logger/progress` once it advanced PROGRESS_STEP_NS or the logger has caught up, so a
 lockstepped sim never outruns the recorder. /rosout alone does not make a bag: its messages are
 held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arrives.
 """
@@ -21,8 +25,8 @@ import signal
 import struct
 import tempfile
 import threading
-from collections import deque
 import time
+from collections import deque
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -58,6 +62,10 @@ RETUNABLE = ('split_duration_s', 'split_size_mb')
 NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
 PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest progress_topic stamp written
 PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+PROGRESS_STEP_NS = 10_000_000  # publish progress after this much sim time (or when caught up)
+CLOCK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)  # as rclpy's TimeSource
+POLL_PERIOD_S = 0.001  # idle wait between two passes over the subscriptions
+EXECUTOR_PERIOD_S = 0.01  # timers and services; their own periods are >= 0.05 s
 HOUSEKEEPING_TOPICS = ('/rosout',)  # recorded, but alone they do not make a bag
 ROSOUT_BACKLOG = 1000  # /rosout messages held back until the bag starts (oldest dropped beyond)
 CDR_LITTLE_ENDIAN = 1
@@ -168,6 +176,11 @@ class LoggerNode(Node):
     def __init__(self) -> None:
         super().__init__('logger')
         values = declare_parameters(self)
+        self._clock_sub: Subscription | None = None
+        self._clock_ns = 0  # sim time: 0 until the first /clock, as rclpy's ROS clock
+        if self.get_parameter('use_sim_time').value:
+            self.set_parameters([Parameter('use_sim_time', value=False)])  # /clock is taken directly
+            self._clock_sub = self.create_subscription(ClockMsg, '/clock', self._on_clock, CLOCK_QOS)
         try:  # os.access says yes to root everywhere: try it, since the bag itself comes later
             probe = tempfile.mkdtemp(prefix='.cobra_logger_probe_', dir=existing_ancestor(Path(values['bag_path'])))
             os.rmdir(probe)
@@ -253,8 +266,15 @@ class LoggerNode(Node):
                 subscription_qos(profiles), callback_group=self._bag_io_group, raw=True)
             self.get_logger().info(f'recording {topic} [{msgtype}]')
 
+    def _on_clock(self, message: ClockMsg) -> None:
+        self._clock_ns = message.clock.sec * 1_000_000_000 + message.clock.nanosec
+
+    def _now_ns(self) -> int:
+        """Bag log time: sim time with use_sim_time (the newest /clock), else system time."""
+        return self._clock_ns if self._clock_sub is not None else time.time_ns()
+
     def _on_message(self, topic: str, data: bytes) -> None:
-        timestamp_ns = self.get_clock().now().nanoseconds
+        timestamp_ns = self._now_ns()
         if not self._bag_started:
             if topic in HOUSEKEEPING_TOPICS:
                 self._rosout_backlog.append((topic, timestamp_ns, data))
@@ -271,6 +291,9 @@ class LoggerNode(Node):
     def take_pending(self) -> int:
         """Write every message already queued for the subscriptions; returns how many."""
         taken = 0
+        if self._clock_sub is not None:
+            while (clock := self._clock_sub.handle.take_message(ClockMsg, False)) is not None:
+                self._on_clock(clock[0])
         for topic, subscription in list(self._subscriptions_by_topic.items()):
             handle, msg_type = subscription.handle, subscription.msg_type
             while (message := handle.take_message(msg_type, True)) is not None:
@@ -278,10 +301,14 @@ class LoggerNode(Node):
                 taken += 1
         return taken
 
-    def publish_progress(self) -> None:
-        """Announce the newest progress_topic stamp written, once per new value."""
+    def publish_progress(self, caught_up: bool) -> None:
+        """Announce the newest progress_topic stamp written: after PROGRESS_STEP_NS of it, or
+        any new value once nothing is queued (a reliable publish costs ~50 µs here)."""
         if self._progress_pub is None or self._progress_ns is None \
                 or self._progress_ns == self._published_progress_ns:
+            return
+        if not caught_up and self._published_progress_ns is not None \
+                and self._progress_ns - self._published_progress_ns < PROGRESS_STEP_NS:
             return
         self._published_progress_ns = self._progress_ns
         self._progress_message.clock.sec, self._progress_message.clock.nanosec = \
@@ -293,11 +320,12 @@ class LoggerNode(Node):
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
         idle_rounds = 0
         while idle_rounds < DRAIN_IDLE_ROUNDS and time.monotonic() < deadline:
-            before = self.recorded_message_count + len(self._rosout_backlog)
-            executor.spin_once(timeout_sec=DRAIN_POLL_S)
-            self.take_pending()
-            self.publish_progress()
-            idle_rounds = idle_rounds + 1 if self.recorded_message_count == before else 0
+            executor.spin_once(timeout_sec=0.0)
+            taken = self.take_pending()
+            self.publish_progress(caught_up=taken == 0)
+            idle_rounds = idle_rounds + 1 if taken == 0 else 0
+            if taken == 0:
+                time.sleep(DRAIN_POLL_S)
 
     def finish(self) -> None:
         """Close the bag and log what was recorded."""
@@ -335,11 +363,17 @@ def spin_until_stopped(node: LoggerNode) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
+    next_executor_round = 0.0
     try:
         while not stop_requested.is_set():
-            executor.spin_once(timeout_sec=ROTATION_CHECK_PERIOD_S)
-            node.take_pending()
-            node.publish_progress()
+            now = time.monotonic()
+            if now >= next_executor_round:
+                executor.spin_once(timeout_sec=0.0)
+                next_executor_round = now + EXECUTOR_PERIOD_S
+            taken = node.take_pending()
+            node.publish_progress(caught_up=taken == 0)
+            if taken == 0:
+                time.sleep(POLL_PERIOD_S)
         node.drain(executor)
     finally:
         node.finish()
