@@ -59,7 +59,8 @@ def test_non_physical_soil_names_the_file_and_the_parameter(tmp_path):
 
 
 def test_a_soil_file_for_another_terrain_is_refused():
-    with pytest.raises(TerrainConfigError, match=r"terrain_file .*loose_sand.yaml is a file for terrain 'scm'.*terrain:=compliant"):
+    expected = r"terrain_file .*loose_sand.yaml is a file for terrain 'scm'.*terrain:=compliant"
+    with pytest.raises(TerrainConfigError, match=expected):
         make_terrain('compliant', LOOSE_SAND)
 
 
@@ -71,7 +72,8 @@ def test_rigid_ground_takes_no_terrain_file():
 def test_robot_starting_outside_the_patch_is_refused(robot, tmp_path):
     far = tmp_path / 'far_sand.yaml'
     far.write_text(LOOSE_SAND.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [10.0, 0.0]'))
-    with pytest.raises(TerrainConfigError, match=rf'outside the soil patch of {far}.*base_link.*center_xy_m'):
+    expected = rf'outside the soil patch of {far}.*base_link.*center_xy_m'
+    with pytest.raises(TerrainConfigError, match=expected):
         CobraSim(robot, make_terrain('scm', far), SimParams(), np.random.default_rng(0))
 
 
@@ -79,7 +81,8 @@ def test_rigid_ground_does_not_import_the_soil_library():
     """Lazy registry: a rigid run never pays numba's import."""
     code = ('import sys; from cobra_sim.terrain import make_terrain; make_terrain("rigid"); '
             'assert "numba" not in sys.modules and "cobra_sim.soil" not in sys.modules, "imported"')
-    env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(REPO / 'src' / 'cobra_sim'), os.environ.get('PYTHONPATH', '')])}
+    path = os.pathsep.join([str(REPO / 'src' / 'cobra_sim'), os.environ.get('PYTHONPATH', '')])
+    env = {**os.environ, 'PYTHONPATH': path}
     result = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
