@@ -167,8 +167,8 @@ def test_reported_wrenches_are_the_applied_ones_and_balance_the_weight(robot, te
 def test_terrain_gets_origin_velocities_of_the_step_start(robot):
     """The state handed to the terrain is that of mj_step1: origins (xpos), and the velocity of
     each origin, checked against a finite difference of MuJoCo's kinematics along qvel while the
-    robot moves. (MuJoCo 4.0's mj_objectVelocity does not give the origin's velocity for the
-    child links: it is off by up to 0.2 m/s here, so the engine does not use it.)"""
+    robot moves. (MuJoCo 4.0's mj_objectVelocity for a body gives the velocity of its centre of
+    mass, xipos, not of its origin: 0.2 m/s off here; with it this test fails.)"""
     recorder = RecordingTerrain(make_terrain('compliant', SOIL_FILES['compliant']))
     sim = make_sim(robot, recorder)
     sim.set_targets({'joint_2': 0.8, 'joint_3': 0.5})
