@@ -83,7 +83,15 @@ def test_every_argument_is_declared_with_default_and_no_case_sensitive_choices(l
     assert '(true | false, any case)' in declared[0].kwargs['description']
 
 
-def test_nodes_are_the_runners_node_set_in_any_case_of_a_choice(launch_file):
+def test_nodes_are_the_runners_node_set_in_any_case_of_a_choice(launch_file, tmp_path, monkeypatch):
+    share = tmp_path / 'share'  # parameter files whose node keys reach any namespace ('/**/gait_node')
+    (share / 'config').mkdir(parents=True)
+    for path in (BRINGUP_SHARE / 'config').glob('*.yaml'):
+        text = '\n' + path.read_text()
+        for name in ('gait_node', 'sim_node', 'logger', 'joint_driver', 'odometry'):
+            text = text.replace(f'\n{name}:', f'\n/**/{name}:')
+        (share / 'config' / path.name).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], 'BRINGUP_SHARE', share)
     actions = _setup(launch_file, use_sim='True', namespace='cobra', frame_prefix='cobra/', bag_path='bag')
     nodes = [a.kwargs for a in actions if type(a).__name__ == 'Node']
     expected = node_set(parse_arguments(['use_sim:=true', 'bag_path:=bag', 'frame_prefix:=cobra/']),
