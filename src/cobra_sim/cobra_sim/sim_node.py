@@ -361,9 +361,12 @@ class SimNode(Node):
                 self.get_logger().warning(f'lockstep: gave up after {waited_s:.1f} s waiting for {peer}')
                 self._lockstep_wait_started = self._held_since = None
                 return False
+            hint = (f" (a gait publishing less often than every command_period_s = "
+                    f"{self.params['command_period_s']:g} s never sends it: set command_period_s to its period)"
+                    if self._held_by == 'gait' else '')
             self.get_logger().warning(
                 f'lockstep: sim time held at {self.time_ns * 1e-9:.3f} s for {waited_s:.0f} s waiting for '
-                f'{peer}; still waiting (Ctrl-C stops)', throttle_duration_sec=timeout_s)
+                f'{peer}{hint}; still waiting (Ctrl-C stops)', throttle_duration_sec=timeout_s)
         if now - self._clock_repeated_at >= CLOCK_REPEAT_S:
             self._clock_repeated_at = now
             self._clock_pub.publish(self._clock.to_bytes())  # the same time again: harmless
