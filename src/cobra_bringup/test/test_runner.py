@@ -100,3 +100,27 @@ def test_a_node_exiting_non_zero_while_stopping_fails_the_run(ros_env, tmp_path)
     output = finish(process)
     assert process.returncode == 1, output
     assert "node 'fails_on_stop' exited with code 3 while stopping" in output
+
+
+def test_simulation_without_ros_domain_id_claims_a_locked_free_one(monkeypatch, tmp_path):
+    from cobra_bringup import runner
+    from cobra_common import ros_domain
+    monkeypatch.delenv('ROS_DOMAIN_ID', raising=False)
+    monkeypatch.setenv('TMPDIR', str(tmp_path))  # a lock directory of its own
+    first = ros_domain.claim_domain_id()  # another run already holds the lowest id
+    environment, claim = runner.simulation_environment()
+    try:
+        assert environment['ROS_DOMAIN_ID'] == str(claim.domain_id) != str(first.domain_id)
+        assert environment['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
+        with ros_domain.claim_domain_id() as third:  # held for the run's lifetime
+            assert third.domain_id not in (first.domain_id, claim.domain_id)
+    finally:
+        claim.release()
+        first.release()
+
+
+def test_simulation_keeps_a_ros_domain_id_from_the_environment(monkeypatch):
+    from cobra_bringup import runner
+    monkeypatch.setenv('ROS_DOMAIN_ID', '42')
+    environment, claim = runner.simulation_environment()
+    assert environment['ROS_DOMAIN_ID'] == '42' and claim is None
