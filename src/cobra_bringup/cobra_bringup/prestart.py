@@ -102,7 +102,8 @@ def _declare_on_bare_node(spec: NodeSpec, ros_arguments: list[str], context: Any
         node = Node(spec.name, context=context, cli_args=['--ros-args', *ros_arguments],
                     use_global_arguments=False, enable_rosout=False, start_parameter_services=False)
     except Exception as error:  # rcl refuses the arguments: a malformed parameter file, mostly
-        files = ', '.join(word for word, flag in zip(ros_arguments[1:], ros_arguments) if flag == '--params-file')
+        files = ', '.join(word for word, flag in zip(ros_arguments[1:], ros_arguments)
+                          if flag == '--params-file')
         raise BringupError(f'{spec.name}: rcl refuses its ROS arguments (parameter files {files}): '
                            f'{str(error).splitlines()[0]}') from None
     try:
@@ -122,7 +123,8 @@ def _bringup_error(spec: NodeSpec, error: Exception, where: str = '') -> Bringup
     return BringupError(message + where + (f' (set by the launch argument {hints[0]})' if hints else ''))
 
 
-def _declared_values(spec: NodeSpec, namespace: str, context: Any) -> tuple[dict[str, Any], set[str], set[str]]:
+def _declared_values(spec: NodeSpec, namespace: str, context: Any
+                     ) -> tuple[dict[str, Any], set[str], set[str]]:
     """(values, declared names, override names) of one node; BringupError on any refusal.
 
     Each parameter file is also declared against on its own: when two files set one parameter
