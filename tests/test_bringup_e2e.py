@@ -6,7 +6,6 @@ Needs the colcon install (scripts/setup.sh, which the test command runs first).
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import time
@@ -166,16 +165,6 @@ def test_malformed_csv_is_refused_before_anything_starts(ros_env, tmp_path):
     assert not (tmp_path / 'bags').exists()
 
 
-def _parameter_files_reach_any_namespace() -> bool:
-    """rcl applies a section keyed 'gait_node' to /gait_node only, never to /cobra/gait_node."""
-    node_keys = [line for path in (REPO_ROOT / 'config').glob('*.yaml')
-                 for line in path.read_text().splitlines() if re.match(r'[^\s#][^:]*:', line)]
-    return all(key.startswith('/') for key in node_keys)
-
-
-@pytest.mark.skipif(not _parameter_files_reach_any_namespace(),
-                    reason='config/*.yaml still has node keys that reach no namespaced node '
-                           "(write '/**/gait_node:' etc.); the bringup refuses such a run")
 def test_namespaced_run_moves_the_robot_on_sim_time(ros_env, tmp_path):
     """namespace:=cobra: every topic under /cobra, /clock global, so the gait ticks and the robot moves."""
     bag = tmp_path / 'bag'
