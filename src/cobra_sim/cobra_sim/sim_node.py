@@ -123,9 +123,10 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     p['lockstep'] = {True: 'on', False: 'off'}.get(p['lockstep'], p['lockstep'])
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
-    if p['terrain'] not in TERRAINS:
-        raise StartupError(f"unknown terrain '{p['terrain']}' (parameter terrain): choose one of "
-                           f"{', '.join(sorted(TERRAINS))}")
+    try:  # reads and range-checks the terrain file, so the bringup's pre-start check refuses a bad one
+        make_terrain(p['terrain'], p['terrain_file'])
+    except ValueError as error:  # TerrainConfigError: names terrain / terrain_file and the file
+        raise StartupError(str(error)) from error
     if not FRAME_PREFIX_PATTERN.match(p['frame_prefix']):
         raise StartupError(f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of "
                            "letters, digits and '_' each followed by '/', e.g. frame_prefix:=cobra/")
