@@ -29,7 +29,8 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
-from cobra_common.ros_entry import StartupError, declare, describe, run_node, set_stamp, stamp_seconds
+from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, set_stamp,
+                                    stamp_seconds, stop_requested)
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
 from cobra_sim.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
@@ -520,8 +521,9 @@ def spin_until_finished(node: SimNode) -> None:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
-        while rclpy.ok() and not node.finished:
-            executor.spin_once(timeout_sec=node.advance())
+        with deferred_stop():  # a signal ends the loop between steps, never mid-step or mid-publish
+            while rclpy.ok() and not node.finished and not stop_requested():
+                executor.spin_once(timeout_sec=node.advance())
     finally:
         executor.remove_node(node)
 
