@@ -208,3 +208,32 @@ def test_terrain_gets_origin_velocities_of_the_step_start(robot):
 def test_no_ground_plane_under_a_wrench_terrain(robot):
     sim = CobraSim(robot, make_terrain('scm', SOIL_FILES['scm']), SimParams(), np.random.default_rng(0))
     assert not any(sim.model.geom_type == mujoco.mjtGeom.mjGEOM_PLANE)
+
+
+def test_a_mesh_link_reaches_the_soil_as_its_bounding_box(tmp_path):
+    """A URDF mesh (a 0.2 x 0.1 x 0.06 m box as binary STL, 5 cm off the link origin) goes to a
+    wrench terrain as the box of its bounding box, and the sand carries it on that face."""
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+             (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    records = b''.join(np.zeros(3, '<f4').tobytes() + corners[list(face)].astype('<f4').tobytes() + b'\0\0'
+                       for face in faces)
+    (tmp_path / 'cube.stl').write_bytes(b'cube'.ljust(80) + len(faces).to_bytes(4, 'little') + records)
+    (tmp_path / 'box.urdf').write_text('''<robot name="box"><link name="box">
+  <inertial><origin xyz="0 0 0"/><mass value="1.0"/>
+    <inertia ixx="0.0011" iyy="0.0036" izz="0.0042" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><origin xyz="0.05 0 0"/><geometry><mesh filename="cube.stl" scale="0.2 0.1 0.06"/></geometry></collision>
+</link></robot>''')
+    sim = CobraSim(load_robot_model(tmp_path / 'box.urdf'), make_terrain('scm', SOIL_FILES['scm']),
+                   SimParams(initial_height_m=0.05, imu_frame='box', settle_duration_s=1.0), np.random.default_rng(0))
+    (body,) = sim.terrain_bodies()
+    (shape,) = body.shapes
+    assert shape.kind == 'box'
+    # MuJoCo frames a mesh on its principal axes: the box's half extents along the body axes
+    np.testing.assert_allclose(np.abs(np.array(shape.rotation)) @ shape.size_m, [0.1, 0.05, 0.03], atol=1e-6)
+    np.testing.assert_allclose(shape.position_m, [0.05, 0.0, 0.0], atol=1e-6)
+    sim.settle()
+    assert 0.015 < sim.head_pose()[0][2] < 0.03   # sunk into the sand by mm, not through it
+    assert sim.contact_wrenches_world()[0, 2] == pytest.approx(9.81, rel=0.01)
+    assert sim.terrain.diagnostics()['links_in_contact'] == '1'
+    assert float(sim.terrain.diagnostics()['contact_patch_area_total_m2']) > 0.005  # a face, not an edge
