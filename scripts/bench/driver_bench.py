@@ -199,7 +199,12 @@ def main() -> int:
     emulator = subprocess.Popen(emulator_cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
     emulator.stdout.readline()
-    compared = interleaved_cpu_per_cycle(str(link), joint_count, args.rate, max(4.0, min(args.seconds, 20.0)))
+    try:
+        compared = interleaved_cpu_per_cycle(str(link), joint_count, args.rate, max(4.0, min(args.seconds, 20.0)))
+    except BaseException:
+        os.killpg(emulator.pid, signal.SIGINT)  # the emulator runs in its own session: never leave it behind
+        emulator.wait(timeout=10)
+        raise
     bare_cpu_s = compared['bare_s']
     names = [f'joint_{i}' for i in range(1, joint_count + 1)]
     driver_cmd = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args',
