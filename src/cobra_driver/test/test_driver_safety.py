@@ -92,6 +92,7 @@ def test_silent_servo_is_blamed_alone_and_the_others_keep_flowing(bus, running_d
     complete = [s for s in after if all(name in s.names for name in others)]
     assert len(complete) >= len(after) - 2, f'{len(after) - len(complete)} of {len(after)} samples lost healthy servos'
     assert [sid for sid, h in driver.health.items() if h.faulted] == [6]
+    assert sum(h.read_failures for sid, h in driver.health.items() if sid != 6) <= 2  # only the culprit counts
     faulted_logs = [m for level, m in driver.logs if level == 'error' and 'reads in a row' in m]
     assert faulted_logs and all(m.startswith('joint_6 (ID 6)') for m in faulted_logs), faulted_logs
     entries = {e.name: e for e in driver.diagnostics()}
@@ -127,3 +128,21 @@ def test_core_refuses_an_impossible_budget(bus, make_driver) -> None:
     from cobra_driver.driver_core import JointDriver
     with pytest.raises(StartupError, match='too slow'):
         JointDriver(config).start()
+
+
+def test_plain_sync_read_takes_replies_by_id_so_a_silent_servo_costs_only_its_own(bus, running_driver,
+                                                                                   wait_for) -> None:
+    driver, samples = running_driver(bus.port)
+    driver.call(lambda: setattr(driver.bus, 'use_fast_sync_read', False))  # firmware without Fast Sync Read
+    count = len(samples)
+    assert wait_for(lambda: len(samples) > count + 5 and len(samples[-1].names) == 12)
+    injected_at = len(samples)
+    bus.set_present(6, False)
+    assert wait_for(lambda: driver.health[6].faulted)
+    assert wait_for(lambda: len(samples) > injected_at + 20)
+    others = [f'joint_{i}' for i in range(1, 12) if i != 6] + ['latch_joint']
+    after = samples[injected_at:]
+    lost = len(after) - sum(all(name in s.names for name in others) for s in after)
+    assert lost <= 2, f'{lost} of {len(after)} samples lost healthy servos'  # 5 (every failing cycle) before
+    assert sum(h.read_failures for sid, h in driver.health.items() if sid != 6) <= 2  # 30 before: 7..12 blamed
+    assert [sid for sid, h in driver.health.items() if h.faulted] == [6]
