@@ -6,6 +6,7 @@ their own handlers are in place, so every signal in these tests lands at a known
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -20,7 +21,8 @@ STAND_IN = textwrap.dedent('''
         raise SystemExit(3 if behaviour == 'fails_on_stop' else 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN if behaviour in ('ignores_sigint', 'stubborn') else stop)
     signal.signal(signal.SIGTERM, signal.SIG_IGN if behaviour == 'stubborn' else signal.SIG_DFL)
-    print(f'ready {behaviour}', flush=True)
+    sys.stdout.write(f'ready {behaviour}\n')  # one write: print() writes text and newline apart,
+    sys.stdout.flush()                         # which interleave with the other processes' lines
     while True:
         time.sleep(0.05)
 ''')
@@ -42,10 +44,10 @@ def start_runner(ros_env, tmp_path, stop_timeout_s: float, *behaviours: str) -> 
     process = subprocess.Popen(
         [sys.executable, str(tmp_path / 'runner.py'), str(stop_timeout_s), str(tmp_path / 'stand_in.py'),
          *behaviours], env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    waiting = set(behaviours)
+    seen = ''
     for line in process.stdout:
-        waiting.discard(line.strip().removeprefix('ready '))
-        if not waiting:
+        seen += line  # lines of several processes may interleave: look for the words anywhere
+        if set(behaviours) <= set(re.findall(r'ready (\w+)', seen)):
             return process
     pytest.fail('stand-ins did not start')
 
