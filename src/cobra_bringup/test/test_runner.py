@@ -21,7 +21,7 @@ STAND_IN = textwrap.dedent('''
         raise SystemExit(3 if behaviour == 'fails_on_stop' else 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN if behaviour in ('ignores_sigint', 'stubborn') else stop)
     signal.signal(signal.SIGTERM, signal.SIG_IGN if behaviour == 'stubborn' else signal.SIG_DFL)
-    sys.stdout.write(f'ready {behaviour}\n')  # one write: print() writes text and newline apart,
+    sys.stdout.write(f'ready {behaviour}\\n')  # one write: print() writes text and newline apart,
     sys.stdout.flush()                         # which interleave with the other processes' lines
     while True:
         time.sleep(0.05)
