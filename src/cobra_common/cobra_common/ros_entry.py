@@ -33,7 +33,8 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 
-STARTUP_ERROR_EXIT_CODE = 2
+from cobra_common.errors import STARTUP_ERROR_EXIT_CODE, StartupError  # noqa: F401 (re-exported)
+
 SPIN_WAKE_PERIOD_S = 0.1  # longest wall time a signal waits for its Python handler while spinning
 
 TYPE_NAMES = {
@@ -47,10 +48,6 @@ TYPE_NAMES = {
     ParameterType.PARAMETER_DOUBLE_ARRAY: 'a list of floating-point numbers',
     ParameterType.PARAMETER_STRING_ARRAY: 'a list of strings',
 }
-
-
-class StartupError(RuntimeError):
-    """A node cannot start with the given parameters; the message says how to fix it."""
 
 
 class ParameterValueError(StartupError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import serial
-from cobra_common.ros_entry import StartupError
+from cobra_common.errors import StartupError
 
 from cobra_driver import control_table as ct
 from cobra_driver import servo_setup as setup

@@ -27,7 +27,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
-from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
 from cobra_driver.driver_config import PARAMETERS, ConfigError, Parameter, build_config, check_parameters, validate
 from cobra_driver.driver_core import JointDriver, JointSample
 
@@ -243,7 +243,7 @@ def main(args: list[str] | None = None) -> int:
 
     # One executor thread: rclpy's multi-threaded executor busy-waits and starves the loop thread
     # of the GIL (measured: 230 Hz instead of 500 Hz); callbacks here never block long.
-    code = run_node(make_node, args, spin=lambda node: rclpy.spin(node, executor=SingleThreadedExecutor()))
+    code = run_node(make_node, args, spin=lambda node: spin_node(node, SingleThreadedExecutor()))
     if code == 0 and nodes and nodes[0]._loop_failed:
         return 1
     return code
