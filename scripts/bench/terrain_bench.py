@@ -9,9 +9,11 @@ soil update and bulldozing, the RTF (sim s per wall s) and the ratio of each ter
 to the rigid engine's. Interleaved rounds (--rounds), best of each, so a load spike on the
 shared machine hits one round rather than one terrain.
 
-Node (--node-seconds > 0): sim_node with terrain:=scm against terrain:=rigid, unpaced
-(real_time_factor:=0), the robot lying still (no gait peer), RTF from the node's own log lines
-('settled' -> 'reached duration_s'); the heightmap is published at its default period.
+Node (--node-seconds > 0): sim_node (pinned to the same core) with terrain:=scm against
+terrain:=rigid, unpaced (real_time_factor:=0), RTF from the node's own log lines, the heightmap
+published at its default period; twice: alone with the robot lying still ('settled' ->
+'reached duration_s'), and sidewinding with the gait node (gait1) and the logger recording
+everything, in lockstep ('peers present' -> 'reached duration_s'; peers not pinned).
 
 Targets (issue 8): engine RTF >= 5 at Δ = 0.02 m, >= 2 at Δ = 0.01 m (one core); node >= 2.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +48,8 @@ CORE = 0
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
 LOOSE_SAND = REPO_ROOT / 'config' / 'soil' / 'loose_sand.yaml'
 COMPLIANT = REPO_ROOT / 'config' / 'soil' / 'compliant_ground.yaml'
+GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+LOGGER_PARAMS = REPO_ROOT / 'config' / 'logger.yaml'
 LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
 PHASES = ('ray_casting', 'soil_update', 'bulldozing')
 
@@ -127,21 +132,51 @@ def ros_environment(domain_id: int, log_dir: str) -> dict[str, str]:
 
 
 def log_time(output: str, text: str) -> float:
-    line = next(line for line in output.splitlines() if text in line)
+    line = next((line for line in output.splitlines() if text in line), None)
+    if line is None:
+        raise RuntimeError(f"the sim node's log has no '{text}' line:\n{output[-2000:]}")
     return float(LOG_TIME.match(line).group(1))
 
 
-def bench_node(terrain: str, seconds: float, domain_id: int) -> float:
-    with tempfile.TemporaryDirectory() as log_dir:
-        result = subprocess.run(
-            ['taskset', '-c', str(CORE), sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args',
-             '-p', f'urdf_path:={URDF}', '-p', f'terrain:={terrain}', '-p', 'real_time_factor:=0.0',
-             '-p', f'duration_s:={seconds}', '-p', 'wait_for_recorder:=false', '-p', 'wait_for_commands:=false'],
-            env=ros_environment(domain_id, log_dir), capture_output=True, text=True, timeout=900)
+def node_words(module: str, *ros_args: str) -> list[str]:
+    return [sys.executable, '-m', module, '--ros-args', *ros_args]
+
+
+def bench_node(terrain: str, seconds: float, domain_id: int, with_gait: bool) -> float | None:
+    """RTF of the sim node alone (robot at rest) or sidewinding with gait + logger in lockstep;
+    None when the run stalled (a lockstep peer never answered) and was stopped."""
+    with tempfile.TemporaryDirectory() as scratch:
+        env = ros_environment(domain_id, scratch)
+        peers = []
+        if with_gait:
+            peers.append(subprocess.Popen(node_words(
+                'cobra_logger.logger_node', '--params-file', str(LOGGER_PARAMS), '-p', f'bag_path:={scratch}/bag',
+                '-p', 'use_sim_time:=true'), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True))
+            peers.append(subprocess.Popen(node_words(
+                'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS), '-p', f'urdf_path:={URDF}',
+                '-p', 'use_sim_time:=true'), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True))
+        try:
+            result = subprocess.run(
+                ['taskset', '-c', str(CORE), *node_words(
+                    'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', f'terrain:={terrain}',
+                    '-p', 'real_time_factor:=0.0', '-p', f'duration_s:={seconds}',
+                    '-p', f'wait_for_peers_s:={60.0 if with_gait else 0.0}', '-p', f'wait_for_recorder:={with_gait}',
+                    '-p', f'wait_for_commands:={with_gait}', '-p', 'use_sim_time:=true')],
+                env=env, capture_output=True, text=True, timeout=60.0 + 10.0 * seconds)
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            for process in peers:
+                os.killpg(process.pid, signal.SIGINT)
+            for process in peers:
+                process.wait(timeout=60)
     output = result.stdout + result.stderr
     if result.returncode != 0:
         raise RuntimeError(output)
-    return seconds / (log_time(output, 'reached duration_s') - log_time(output, 'settled'))
+    started = log_time(output, 'peers present: starting') if with_gait else log_time(output, 'settled')
+    return seconds / (log_time(output, 'reached duration_s') - started)
 
 
 def main() -> int:
@@ -179,9 +214,19 @@ def main() -> int:
     print(f"targets: scm 0.02 m RTF {best['scm 0.02 m'].rtf:.1f} (>= 5), scm 0.01 m RTF "
           f"{best['scm 0.01 m'].rtf:.1f} (>= 2)")
     if args.node_seconds > 0.0:
-        node = {terrain: bench_node(terrain, args.node_seconds, args.domain_id) for terrain in ('rigid', 'scm')}
-        print(f"node (sim_node alone, unpaced, robot at rest, one core): rigid RTF {node['rigid']:.1f}, "
-              f"scm RTF {node['scm']:.1f} (>= 2), scm/rigid {node['scm'] / node['rigid']:.2f}")
+        for with_gait, what in ((False, 'alone, robot at rest'), (True, 'sidewinding, gait + logger, lockstep')):
+            runs: dict[str, list[float]] = {'rigid': [], 'scm': []}
+            for _ in range(args.rounds):
+                for terrain in runs:
+                    rtf = bench_node(terrain, args.node_seconds, args.domain_id, with_gait)
+                    if rtf is None:
+                        print(f'  {terrain} ({what}): stalled (a lockstep peer never answered), run dropped')
+                    else:
+                        runs[terrain].append(rtf)
+            if runs['rigid'] and runs['scm']:
+                rigid, scm = max(runs['rigid']), max(runs['scm'])
+                print(f'node ({what}; sim on one core, best of {args.rounds}): rigid RTF {rigid:.1f}, '
+                      f'scm RTF {scm:.1f} (>= 2), scm/rigid {scm / rigid:.2f}')
     return 0
 
 
