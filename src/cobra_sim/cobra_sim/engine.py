@@ -352,8 +352,9 @@ class CobraSim:
         """Origins, orientations and origin velocities (world axes) of the `robot_body_names`
         bodies, from the kinematics and velocities MuJoCo last computed (mj_step1 / mj_forward).
 
-        Vectorised mj_objectVelocity: cvel is [ω, v] at the subtree COM of the body's root, so the
-        origin moves at v + ω × (xpos − subtree_com[root]). Position, rotation and angular
+        From cvel, [ω, v] at the subtree COM of the body's root: the origin moves at
+        v + ω × (xpos − subtree_com[root]) (MuJoCo 4.0's mj_objectVelocity gives the velocity of the
+        body's COM, xipos, instead). Position, rotation and angular
         velocity may be views of MjData (valid until the next step): copy what you keep.
         """
         rows, data = self._contact_body_rows, self.data
