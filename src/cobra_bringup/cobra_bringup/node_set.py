@@ -48,6 +48,8 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
     LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
     LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true)', TERRAINS),
+    LaunchArgument('terrain_file', '', 'simulation: terrain parameter YAML (one per soil, e.g. '
+                   'config/soil/loose_sand.yaml, Chrono SCM names); empty = the terrain\'s default'),
     LaunchArgument('duration', '0.0', 'simulation: stop after this many sim seconds; 0 = until Ctrl-C'),
     LaunchArgument('real_time_factor', '1.0', 'simulation: sim seconds per wall second; '
                    '0 = as fast as possible'),
@@ -164,6 +166,8 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         raise BringupError(' '.join(str(error).split())) from error  # one line, as every error here
 
     frame_prefix = {'frame_prefix': arguments['frame_prefix']} if arguments['frame_prefix'] else {}
+    terrain_file = {'terrain_file': str(Path(arguments['terrain_file']).resolve())} \
+        if arguments['terrain_file'] else {}
     nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters,
                       arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file'})]
     if use_sim:
@@ -171,10 +175,11 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             'terrain': arguments['terrain'], 'duration_s': duration,
             'real_time_factor': real_time_factor, 'use_sim_time': True, 'lockstep': arguments['lockstep'],
             'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True,
-            **frame_prefix},
+            **frame_prefix, **terrain_file},
             ends_run=duration > 0,
             arguments={'terrain': 'terrain', 'duration_s': 'duration', 'real_time_factor': 'real_time_factor',
-                       'lockstep': 'lockstep', 'frame_prefix': 'frame_prefix'}))
+                       'lockstep': 'lockstep', 'frame_prefix': 'frame_prefix',
+                       'terrain_file': 'terrain_file'}))
     else:
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml'),

@@ -357,3 +357,11 @@ def test_lockstep_and_frame_prefix_reach_the_sim():
 def test_frame_prefix_reaches_the_odometry_in_hardware_mode(full_config):
     odometry = _by_name(_nodes('frame_prefix:=cobra/', config=full_config))['odometry']
     assert odometry.parameters == {'frame_prefix': 'cobra/'}
+
+
+def test_terrain_file_reaches_the_sim_as_an_absolute_path_and_only_when_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    sim = _by_name(_nodes('use_sim:=true', 'terrain:=scm', 'terrain_file:=soil/wet_sand.yaml'))['sim_node']
+    assert sim.parameters['terrain'] == 'scm'
+    assert sim.parameters['terrain_file'] == str(tmp_path / 'soil' / 'wet_sand.yaml')
+    assert 'terrain_file' not in _by_name(_nodes('use_sim:=true', 'terrain:=scm'))['sim_node'].parameters
