@@ -6,18 +6,16 @@ the bringup's pre-start validator gets the same verdict before any node starts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from cobra_common.frames import frame_prefix_problem
 from cobra_odometry.realsense_source import ACCEL_RATES_HZ, GYRO_RATES_HZ, is_recording
 from cobra_odometry.trajectory_formats import FORMATS
 
 POSE_SOURCES = ('topic', 'file', 'none')
 POSE_TOPIC_TYPES = ('PoseStamped', 'Odometry')
 TRAJECTORY_MODES = ('follow', 'replay')
-# the sim's rule: words each followed by '/', no leading slash (tf2); 'cobra/' -> 'cobra/odom'
-FRAME_PREFIX_PATTERN = re.compile(r'([A-Za-z_][A-Za-z0-9_]*/)*')
 
 
 def parameter_problem(p: Mapping[str, Any]) -> str | None:
@@ -35,9 +33,7 @@ def parameter_problem(p: Mapping[str, Any]) -> str | None:
         (p['retry_max_s'] >= p['retry_initial_s'],
          f"retry_max_s ({p['retry_max_s']}) must be >= retry_initial_s ({p['retry_initial_s']})"),
         (p['max_twist_gap_s'] > 0.0, f"max_twist_gap_s must be > 0; got {p['max_twist_gap_s']}"),
-        (FRAME_PREFIX_PATTERN.fullmatch(p['frame_prefix']) is not None,
-         f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of letters, digits "
-         "and '_' each followed by '/', e.g. frame_prefix:=cobra/ ('' = none)"),
+        (frame_prefix_problem(p['frame_prefix']) is None, frame_prefix_problem(p['frame_prefix'])),
     ]
     if p['camera_enabled'] and not is_recording(p['device']):
         checks += [(p['gyro_fps'] in GYRO_RATES_HZ,

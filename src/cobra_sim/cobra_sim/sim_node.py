@@ -9,7 +9,6 @@ up. Every wait is a short executor spin, so SIGINT/SIGTERM stop the node within 
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -29,6 +28,7 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
+from cobra_common.frames import frame_prefix_problem
 from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, set_stamp,
                                     stamp_seconds, stop_requested)
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
@@ -51,7 +51,6 @@ BATCH_WALL_S = 0.005  # longest run of steps between two executor spins (service
 WAIT_S = 0.05  # executor wait while paced, held at t = 0 or in lockstep (bounds the stop latency)
 CLOCK_REPEAT_S = 0.05  # while waiting in lockstep, /clock is repeated (a lost best-effort sample)
 WARNING_PERIOD_S = 5.0
-FRAME_PREFIX_PATTERN = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*/)*$')
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
@@ -128,9 +127,8 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         make_terrain(p['terrain'], p['terrain_file'])
     except ValueError as error:  # TerrainConfigError: names terrain / terrain_file and the file
         raise StartupError(str(error)) from error
-    if not FRAME_PREFIX_PATTERN.match(p['frame_prefix']):
-        raise StartupError(f"frame_prefix:={p['frame_prefix']!r} is not a frame prefix: use words of "
-                           "letters, digits and '_' each followed by '/', e.g. frame_prefix:=cobra/")
+    if (problem := frame_prefix_problem(p['frame_prefix'])) is not None:
+        raise StartupError(problem)
     try:
         for name in ('imu_period_s', 'odom_period_s', 'contact_forces_period_s', 'command_period_s',
                      'heightmap_period_s'):
