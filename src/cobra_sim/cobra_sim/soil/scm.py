@@ -46,6 +46,16 @@ _DI = (1, -1, 0, 0)
 _DJ = (0, 0, 1, -1)
 
 
+@njit(cache=True, inline='always')
+def _turns_left(points_i: np.ndarray, points_j: np.ndarray, o: int, a: int, b: int) -> bool:
+    """o -> a -> b turns counter-clockwise (a stays on the hull being built)."""
+    ax = points_i[a] - points_i[o]
+    ay = points_j[a] - points_j[o]
+    bx = points_i[b] - points_i[o]
+    by = points_j[b] - points_j[o]
+    return ax * by - ay * bx > 0
+
+
 @njit(cache=True)
 def _hull_area_perimeter(points_i: np.ndarray, points_j: np.ndarray, scratch: np.ndarray) -> tuple[float, float]:
     """Area and perimeter (grid units) of the convex hull of grid points sorted by (i, j)."""
@@ -57,28 +67,14 @@ def _hull_area_perimeter(points_i: np.ndarray, points_j: np.ndarray, scratch: np
         return 0.0, 0.0
     size = 0
     for k in range(n):   # lower hull (Andrew's monotone chain)
-        while size >= 2:
-            ax = points_i[scratch[size - 1]] - points_i[scratch[size - 2]]
-            ay = points_j[scratch[size - 1]] - points_j[scratch[size - 2]]
-            bx = points_i[k] - points_i[scratch[size - 2]]
-            by = points_j[k] - points_j[scratch[size - 2]]
-            if ax * by - ay * bx <= 0:
-                size -= 1
-            else:
-                break
+        while size >= 2 and not _turns_left(points_i, points_j, scratch[size - 2], scratch[size - 1], k):
+            size -= 1
         scratch[size] = k
         size += 1
     lower = size + 1
     for k in range(n - 2, -1, -1):   # upper hull
-        while size >= lower:
-            ax = points_i[scratch[size - 1]] - points_i[scratch[size - 2]]
-            ay = points_j[scratch[size - 1]] - points_j[scratch[size - 2]]
-            bx = points_i[k] - points_i[scratch[size - 2]]
-            by = points_j[k] - points_j[scratch[size - 2]]
-            if ax * by - ay * bx <= 0:
-                size -= 1
-            else:
-                break
+        while size >= lower and not _turns_left(points_i, points_j, scratch[size - 2], scratch[size - 1], k):
+            size -= 1
         scratch[size] = k
         size += 1
     area2 = 0.0
