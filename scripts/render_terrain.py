@@ -134,7 +134,7 @@ def render(record: TerrainRecord, out: Path, title: str) -> None:
         axis.set_xlabel(f'x [m] ({record.frame_id or "odom"})')
         axis.set_ylabel('y [m]')
         axis.set_aspect('equal')
-    axes[0].legend(loc='upper center', bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)
+    axes[0].legend(loc='upper center', bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8)
     figure.suptitle(f'{title}: {len(record.points["x"])} deformed nodes (Δ = {spacing * 100:.1f} cm), '
                     f'heightmap at t = {record.stamp_s:.2f} s, grey = undeformed')
     out.parent.mkdir(parents=True, exist_ok=True)
