@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import mujoco
@@ -107,37 +108,64 @@ def log_time(output: str, text: str) -> float:
     return float(LOG_TIME.match(line).group(1))
 
 
-def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str) -> float:
-    """RTF of the sim node between its start (peers present) and reaching duration_s."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+@dataclass
+class NodeRun:
+    """One sim node run: its RTF and each process's CPU seconds per sim second in the window."""
+
+    rtf: float
+    cpu_s_per_sim_s: dict[str, float]
+
+
+def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str) -> NodeRun:
+    """RTF of the sim node between its start (peers present) and reaching duration_s, and the
+    CPU every process used in that window (read from /proc when the sim logs those two lines)."""
     env = ros_environment(domain_id)
-    others = []
+    processes: dict[str, subprocess.Popen] = {}
+    lines: list[str] = []
+    cpu_at_start: dict[str, float] = {}
+    cpu_at_end: dict[str, float] = {}
+    start_text = 'peers present: starting' if peers else 'settled'
     with tempfile.TemporaryDirectory() as bag_root:
         if peers:
-            others.append(subprocess.Popen(node_words(
+            processes['logger'] = subprocess.Popen(node_words(
                 'cobra_logger.logger_node', '-p', f'bag_path:={bag_root}/bag', '-p', 'use_sim_time:=true',
                 '-p', 'discovery_period_s:=0.2'), env=env, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, start_new_session=True))
-            others.append(subprocess.Popen(node_words(
+                stderr=subprocess.DEVNULL, start_new_session=True)
+            processes['gait'] = subprocess.Popen(node_words(
                 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS), '-p', f'urdf_path:={URDF}',
                 '-p', 'use_sim_time:=true'), env=env, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, start_new_session=True))
+                stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            result = subprocess.run(node_words(
+            sim = subprocess.Popen(node_words(
                 sim_module, '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
                 '-p', f'duration_s:={seconds}', '-p', f'lockstep:={lockstep}',
                 '-p', f'wait_for_peers_s:={60.0 if peers else 0.0}', '-p', f'wait_for_recorder:={peers}',
                 '-p', f'wait_for_commands:={peers}', '-p', 'use_sim_time:=true'),
-                env=env, capture_output=True, text=True, timeout=900)
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            watched = {'sim': sim, **processes}
+            for line in sim.stdout:
+                lines.append(line)
+                for text, snapshot in ((start_text, cpu_at_start), ('reached duration_s', cpu_at_end)):
+                    if text in line and not snapshot:
+                        snapshot.update({name: cpu_seconds(p.pid) for name, p in watched.items()})
+            returncode = sim.wait(timeout=900)
         finally:
-            for process in others:
+            for process in processes.values():
                 os.killpg(process.pid, signal.SIGINT)
-            for process in others:
+            for process in processes.values():
                 process.wait(timeout=60)
-    output = result.stdout + result.stderr
-    if result.returncode != 0:
+    output = ''.join(lines)
+    if returncode != 0 or not cpu_at_end:
         raise RuntimeError(output)
-    started = log_time(output, 'peers present: starting') if peers else log_time(output, 'settled')
-    return seconds / (log_time(output, 'reached duration_s') - started)
+    wall_s = log_time(output, 'reached duration_s') - log_time(output, start_text)
+    return NodeRun(seconds / wall_s, {name: (cpu_at_end[name] - cpu_at_start[name]) / seconds
+                                      for name in cpu_at_end})
 
 
 def bench_latency(trials: int, domain_id: int) -> list[float]:
@@ -201,14 +229,18 @@ def main() -> int:
         ('node + gait + logger, lockstep off', True, 'off'),
         ('node + gait + logger, lockstep (default unpaced)', True, 'auto'),
     ]
-    node_rtfs = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep)
-                 for _, peers, lockstep in node_runs]
+    node_results = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep)
+                    for _, peers, lockstep in node_runs]
     bare_after = bench_bare(options.seconds)
     bare = 0.5 * (bare_before + bare_after)
     print(f'bare MuJoCo mj_step   RTF {bare:6.1f}  (before {bare_before:.1f}, after {bare_after:.1f})')
     print(f'engine (CobraSim)     RTF {engine_rtf:6.1f}  = {engine_rtf / bare:.2f} x bare')
-    for (label, _, _), rtf in zip(node_runs, node_rtfs):
-        print(f'{label:48s} RTF {rtf:6.1f}  = {rtf / bare:.2f} x bare')
+    for (label, _, _), result in zip(node_runs, node_results):
+        print(f'{label:48s} RTF {result.rtf:6.1f}  = {result.rtf / bare:.2f} x bare')
+    print(f'CPU per sim second [s] (bare MuJoCo: {1.0 / bare:.3f}; wall: 1 / RTF):')
+    for (label, _, _), result in zip(node_runs, node_results):
+        cpu = '  '.join(f'{name} {seconds:.3f}' for name, seconds in result.cpu_s_per_sim_s.items())
+        print(f'  {label:46s} wall {1.0 / result.rtf:.3f}  {cpu}')
     if options.trials:
         latencies_ms = sorted(1e3 * t for t in bench_latency(options.trials, options.domain_id))
         print(f'latency joint_commands -> joint_states motion (RTF 1): '

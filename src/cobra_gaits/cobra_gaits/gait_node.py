@@ -1,30 +1,47 @@
-"""Gait node: publishes `joint_commands` from a sidewinding preset or a CSV trajectory."""
+"""Gait node: publishes `joint_commands` from a sidewinding preset or a CSV trajectory.
+
+With use_sim_time the node takes /clock itself (cobra_gaits.sim_ticks): its own loop waits on
+the /clock subscription alone, takes every queued sample raw and ticks at once when a command
+boundary is reached; the executor (services, parameters) runs every EXECUTOR_PERIOD_S of wall
+time. rclpy's TimeSource would run each /clock sample (1 kHz of sim time) through the executor
+and fire the sim-time timer one executor round later (~0.9 ms per boundary, which a
+lockstepped sim waits for). On wall time a plain timer ticks.
+"""
 
 from __future__ import annotations
 
+import gc
 import math
+import time
 from dataclasses import replace
 from typing import Any
 
+import rclpy._rclpy_pybind11 as rcl
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
+from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, spin_node,
+                                    stop_requested)
 from cobra_gaits.presets import CSV_GAIT, PRESET_FIELDS
 from cobra_gaits.gait_source import RETUNABLE, make_gait_source
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)
+from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
 from cobra_gaits.speed_limit import check_sidewinding_speed
 from cobra_gaits.trajectory_csv import MAX_RATE_HZ
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+CLOCK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)  # as rclpy's TimeSource
+CLOCK_TOPIC = '/clock'
 MAX_TICK_S = 0.1  # a longer gap (paused sim, suspended host) must not jump the gait phase
+EXECUTOR_PERIOD_S = 0.01  # sim time: services and parameters are served this often [s, wall]
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
@@ -96,8 +113,18 @@ class GaitNode(Node):
         self._publisher = self.create_publisher(JointState, 'joint_commands', COMMAND_QOS)
         self.create_service(Trigger, 'gait/start', self._on_start)
         self.create_service(Trigger, 'gait/stop', self._on_stop)
-        self._last_tick: Time | None = None
-        self.create_timer(1.0 / p['rate_hz'], self._tick)
+        self._last_tick_ns: int | None = None
+        self.sim_ticker: SimTicker | None = None
+        self.clock_subscription = None
+        period_ns = round(1e9 / p['rate_hz'])
+        if self.get_parameter('use_sim_time').value:
+            # /clock is taken by spin_on_sim_time, not by rclpy's TimeSource (see the module doc)
+            self.set_parameters([Parameter('use_sim_time', value=False)])
+            self.sim_ticker = SimTicker(period_ns)
+            self.clock_subscription = self.create_subscription(
+                ClockMsg, CLOCK_TOPIC, self.take_clock, CLOCK_QOS, raw=True)
+        else:
+            self.create_timer(period_ns * 1e-9, lambda: self._tick(self.get_clock().now().nanoseconds))
         if p['autostart']:
             self._source.ramp.start()
         self.get_logger().info(
@@ -136,21 +163,67 @@ class GaitNode(Node):
         response.success, response.message = True, 'gait stopping (ramping down, then holding)'
         return response
 
-    def _tick(self) -> None:
-        now = self.get_clock().now()
-        if self._last_tick is not None:
-            dt_s = (now - self._last_tick).nanoseconds * 1e-9
+    def take_clock(self, data: bytes | None = None) -> None:
+        """Take the /clock samples queued (and `data`, from the executor); tick if one is due."""
+        if data is not None:
+            self._on_clock(data)
+        handle = self.clock_subscription.handle
+        while (taken := handle.take_message(ClockMsg, True)) is not None:
+            self._on_clock(taken[0])
+
+    def _on_clock(self, data: bytes) -> None:
+        stamp_ns = clock_stamp_ns(data)
+        if stamp_ns is not None and (tick_ns := self.sim_ticker.clock(stamp_ns)) is not None:
+            self._tick(tick_ns)
+
+    def _tick(self, now_ns: int) -> None:
+        if self._last_tick_ns is not None:
+            dt_s = (now_ns - self._last_tick_ns) * 1e-9
             self._source.advance(min(max(dt_s, 0.0), MAX_TICK_S))
-        self._last_tick = now
+        self._last_tick_ns = now_ns
         message = JointState()
-        message.header.stamp = now.to_msg()
+        message.header.stamp.sec, message.header.stamp.nanosec = divmod(now_ns, 1_000_000_000)
         message.name = self._joint_names
         message.position = self._source.positions().tolist()
         self._publisher.publish(message)
 
 
+def spin_on_sim_time(node: GaitNode) -> None:
+    """Wait on /clock alone and tick from it; serve the executor every EXECUTOR_PERIOD_S.
+
+    Every wait is bounded by EXECUTOR_PERIOD_S, so a stop signal ends the loop at once even
+    when /clock has stopped.
+    """
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    wait_set = rcl.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
+    gc.freeze()  # the start-up heap (rclpy, numpy, the URDF) is never garbage: keep the GC off it
+    next_executor_round = 0.0
+    try:
+        with deferred_stop(), node.context.handle, node.clock_subscription.handle:
+            while node.context.ok() and not stop_requested():
+                now = time.monotonic()
+                if now >= next_executor_round:
+                    executor.spin_once(timeout_sec=0.0)
+                    next_executor_round = now + EXECUTOR_PERIOD_S
+                wait_set.clear_entities()
+                wait_set.add_subscription(node.clock_subscription.handle)
+                wait_set.wait(max(round((next_executor_round - time.monotonic()) * 1e9), 0))
+                node.take_clock()
+    finally:
+        executor.remove_node(node)
+        executor.shutdown()
+
+
+def spin_gait(node: GaitNode) -> None:
+    if node.sim_ticker is not None:
+        spin_on_sim_time(node)
+    else:
+        spin_node(node)
+
+
 def main(args: list[str] | None = None) -> int:
-    return run_node(GaitNode, args)
+    return run_node(GaitNode, args, spin=spin_gait)
 
 
 if __name__ == '__main__':

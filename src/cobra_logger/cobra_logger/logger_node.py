@@ -9,9 +9,10 @@ already received are drained, the open split is closed and the per-topic counts 
 The loop polls: every POLL_PERIOD_S it takes what is queued on every subscription straight from
 rcl (take_message, raw) and writes it; the executor (timers, parameter services) runs only every
 EXECUTOR_PERIOD_S. An executor round costs ~0.3 ms with two dozen subscriptions, more than
-writing a message, and with use_sim_time every /clock message (1 kHz of sim time) used to cost
-one: sim time is taken from /clock directly too, as the newest value when a message is written
-(what rclpy's TimeSource gives). The newest `progress_topic` (joint_states) header stamp written
+writing a message. With use_sim_time the logger does not subscribe to /clock at all (1 kHz of
+sim time, each sample ~25 µs of the sim's CPU to deliver and more of ours to take): sim time is
+the newest header stamp of the recorded messages, which for the sim's topics is the /clock value
+they were published at; a message without a header is logged at the newest such stamp. The newest `progress_topic` (joint_states) header stamp written
 goes out on `logger/progress` once it advanced PROGRESS_STEP_NS or the logger has caught up, so a
 lockstepped sim never outruns the recorder. /rosout alone does not make a bag: its messages are
 held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arrives.
@@ -19,6 +20,7 @@ held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arr
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import signal
@@ -63,7 +65,6 @@ NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
 PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest progress_topic stamp written
 PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 PROGRESS_STEP_NS = 10_000_000  # publish progress after this much sim time (or when caught up)
-CLOCK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)  # as rclpy's TimeSource
 POLL_PERIOD_S = 0.001  # idle wait between two passes over the subscriptions
 EXECUTOR_PERIOD_S = 0.01  # timers and services; their own periods are >= 0.05 s
 HOUSEKEEPING_TOPICS = ('/rosout',)  # recorded, but alone they do not make a bag
@@ -176,11 +177,11 @@ class LoggerNode(Node):
     def __init__(self) -> None:
         super().__init__('logger')
         values = declare_parameters(self)
-        self._clock_sub: Subscription | None = None
-        self._clock_ns = 0  # sim time: 0 until the first /clock, as rclpy's ROS clock
-        if self.get_parameter('use_sim_time').value:
-            self.set_parameters([Parameter('use_sim_time', value=False)])  # /clock is taken directly
-            self._clock_sub = self.create_subscription(ClockMsg, '/clock', self._on_clock, CLOCK_QOS)
+        self._sim_time = bool(self.get_parameter('use_sim_time').value)
+        self._sim_time_ns = 0  # newest header stamp recorded: 0 until the first, as rclpy's ROS clock
+        self._stamped_topics: set[str] = set()  # topics whose messages open with a std_msgs/Header
+        if self._sim_time:  # sim time comes from the recorded headers (module doc), not /clock
+            self.set_parameters([Parameter('use_sim_time', value=False)])
         try:  # os.access says yes to root everywhere: try it, since the bag itself comes later
             probe = tempfile.mkdtemp(prefix='.cobra_logger_probe_', dir=existing_ancestor(Path(values['bag_path'])))
             os.rmdir(probe)
@@ -261,20 +262,21 @@ class LoggerNode(Node):
                     f'not recording {topic}: {error}' if isinstance(error, UnknownMessageTypeError) else
                     f'not recording {topic}: its Python message package for {msgtype} is not installed ({error})')
                 continue
+            if next(iter(msg_class.get_fields_and_field_types().values()), None) == 'std_msgs/Header':
+                self._stamped_topics.add(topic)
             self._subscriptions_by_topic[topic] = self.create_subscription(
                 msg_class, topic, lambda data, topic=topic: self._on_message(topic, data),
                 subscription_qos(profiles), callback_group=self._bag_io_group, raw=True)
             self.get_logger().info(f'recording {topic} [{msgtype}]')
 
-    def _on_clock(self, message: ClockMsg) -> None:
-        self._clock_ns = message.clock.sec * 1_000_000_000 + message.clock.nanosec
-
-    def _now_ns(self) -> int:
-        """Bag log time: sim time with use_sim_time (the newest /clock), else system time."""
-        return self._clock_ns if self._clock_sub is not None else time.time_ns()
-
     def _on_message(self, topic: str, data: bytes) -> None:
-        timestamp_ns = self._now_ns()
+        if not self._sim_time:
+            timestamp_ns = time.time_ns()
+        else:  # bag log time: the newest header stamp so far, this message's included
+            if topic in self._stamped_topics and (stamp_ns := header_stamp_ns(data)) is not None \
+                    and stamp_ns > self._sim_time_ns:
+                self._sim_time_ns = stamp_ns
+            timestamp_ns = self._sim_time_ns
         if not self._bag_started:
             if topic in HOUSEKEEPING_TOPICS:
                 self._rosout_backlog.append((topic, timestamp_ns, data))
@@ -291,9 +293,6 @@ class LoggerNode(Node):
     def take_pending(self) -> int:
         """Write every message already queued for the subscriptions; returns how many."""
         taken = 0
-        if self._clock_sub is not None:
-            while (clock := self._clock_sub.handle.take_message(ClockMsg, False)) is not None:
-                self._on_clock(clock[0])
         for topic, subscription in list(self._subscriptions_by_topic.items()):
             handle, msg_type = subscription.handle, subscription.msg_type
             while (message := handle.take_message(msg_type, True)) is not None:
@@ -363,6 +362,7 @@ def spin_until_stopped(node: LoggerNode) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
+    gc.freeze()  # the start-up heap (rclpy, rosbags, the typestore) is never garbage: keep the GC off it
     next_executor_round = 0.0
     try:
         while not stop_requested.is_set():

@@ -307,3 +307,38 @@ def test_an_unwritable_bag_path_is_a_startup_error(tmp_path, start_logger, make_
     assert len(errors) == 1 and f'bag_path {bag_path} cannot be created' in errors[0], logger.output
     assert reason in errors[0] and 'Traceback' not in logger.output
     assert not bag_path.exists()
+
+
+def test_sim_time_log_stamps_are_the_newest_recorded_header_stamp_without_clock(
+        tmp_path, start_logger, test_node):
+    """With use_sim_time the logger takes sim time from the headers it records (it does not
+    subscribe to 1 kHz /clock); a message without a header gets the newest stamp seen."""
+    from mcap.reader import make_reader
+    from std_msgs.msg import Bool
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'use_sim_time:=true',
+                          '-p', 'topics:=[joint_states, latch/state]')
+    logger.wait_for_output('recording [')
+    reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    states = test_node.create_publisher(JointState, '/joint_states', reliable)
+    latch = test_node.create_publisher(Bool, '/latch/state', reliable)
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while states.get_subscription_count() == 0 or latch.get_subscription_count() == 0:
+        assert time.monotonic() < deadline, f'the logger never subscribed:\n{logger.output}'
+        rclpy.spin_once(test_node, timeout_sec=0.05)
+    for step in range(1, 11):
+        message = JointState(name=['joint_1'], position=[0.0])
+        message.header.stamp.sec, message.header.stamp.nanosec = divmod(3_000_000_000 + step * 2_000_000,
+                                                                        1_000_000_000)
+        states.publish(message)
+    time.sleep(0.5)  # the joint states are taken first (log times only grow, so no race in the verdict)
+    latch.publish(Bool(data=True))
+    time.sleep(0.5)
+    assert logger.stop(signal.SIGINT) == 0, logger.output
+    log_times: dict[str, list[int]] = {}
+    for relative in load_metadata(bag_dir)['relative_file_paths']:
+        with open(bag_dir / relative, 'rb') as handle:
+            for _, channel, message in make_reader(handle).iter_messages():
+                log_times.setdefault(channel.topic, []).append(message.log_time)
+    assert sorted(log_times['/joint_states']) == [3_000_000_000 + step * 2_000_000 for step in range(1, 11)]
+    assert log_times['/latch/state'] == [3_020_000_000]

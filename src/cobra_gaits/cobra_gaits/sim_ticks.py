@@ -1,0 +1,45 @@
+"""When a gait on sim time ticks, decided from /clock values the node takes itself.
+
+rclpy's TimeSource runs every /clock message (1 kHz of sim time) through the executor and a
+sim-time timer needs a second executor round to fire: ~0.9 ms per command boundary, which a
+lockstepped sim waits for at every boundary. The gait node instead takes /clock straight from
+rcl and asks this ticker whether a tick is due. It ticks as an rcl timer on the ROS clock
+created at time 0 does: at the first clock value at or past each whole multiple of the period,
+stamped with that clock value (in lockstep the clock holds at the boundary, so the stamp is the
+boundary exactly), once however far the clock jumped. No rclpy here.
+"""
+
+from __future__ import annotations
+
+import struct
+
+CLOCK_CDR_SIZE = 12  # encapsulation header (4) + int32 sec + uint32 nanosec
+
+
+def clock_stamp_ns(data: bytes) -> int | None:
+    """The time in a serialized rosgraph_msgs/Clock (little-endian CDR), or None if unreadable."""
+    if len(data) < CLOCK_CDR_SIZE or data[1] != 1:
+        return None
+    sec, nanosec = struct.unpack_from('<iI', data, 4)
+    return sec * 1_000_000_000 + nanosec
+
+
+class SimTicker:
+    """Ticks at whole multiples of `period_ns` of sim time, from the newest /clock value."""
+
+    def __init__(self, period_ns: int) -> None:
+        if period_ns <= 0:
+            raise ValueError(f'period_ns must be positive, not {period_ns}')
+        self.period_ns = period_ns
+        self.now_ns = 0  # sim time: 0 until the first /clock, as rclpy's ROS clock
+        self.next_tick_ns = period_ns
+
+    def clock(self, stamp_ns: int) -> int | None:
+        """Take a /clock value; returns the tick's stamp [ns] when one is due, else None."""
+        if stamp_ns < self.now_ns:  # the sim restarted: start over from its time
+            self.next_tick_ns = (stamp_ns // self.period_ns + 1) * self.period_ns
+        self.now_ns = stamp_ns
+        if stamp_ns < self.next_tick_ns:
+            return None
+        self.next_tick_ns = (stamp_ns // self.period_ns + 1) * self.period_ns
+        return stamp_ns

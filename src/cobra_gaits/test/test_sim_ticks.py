@@ -1,0 +1,50 @@
+"""The gait's sim-time ticks: whole periods of /clock, stamped with the clock, once per jump."""
+
+from __future__ import annotations
+
+import pytest
+
+from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
+
+PERIOD_NS = 10_000_000
+
+
+def ticks(ticker: SimTicker, stamps_ns: list[int]) -> list[int]:
+    return [tick for stamp in stamps_ns if (tick := ticker.clock(stamp)) is not None]
+
+
+def test_a_clock_stepping_by_1_ms_ticks_at_every_boundary_exactly():
+    assert ticks(SimTicker(PERIOD_NS), [k * 1_000_000 for k in range(1, 51)]) == \
+        [10_000_000, 20_000_000, 30_000_000, 40_000_000, 50_000_000]
+
+
+def test_a_repeated_clock_value_does_not_tick_twice():
+    # a lockstepped sim repeats /clock at the boundary while it waits
+    assert ticks(SimTicker(PERIOD_NS), [10_000_000] * 5 + [11_000_000]) == [10_000_000]
+
+
+def test_a_jump_over_several_periods_ticks_once_with_the_clock_value():
+    ticker = SimTicker(PERIOD_NS)
+    assert ticks(ticker, [25_000_000, 29_000_000, 30_000_000]) == [25_000_000, 30_000_000]
+
+
+def test_a_gait_started_late_ticks_at_once_then_on_the_boundaries():
+    assert ticks(SimTicker(PERIOD_NS), [5_003_000_000, 5_004_000_000, 5_010_000_000]) == \
+        [5_003_000_000, 5_010_000_000]
+
+
+def test_a_clock_going_back_restarts_the_boundaries_from_there():
+    ticker = SimTicker(PERIOD_NS)
+    assert ticks(ticker, [40_000_000, 3_000_000, 9_000_000, 10_000_000]) == [40_000_000, 10_000_000]
+
+
+def test_clock_bytes_are_read_as_cdr():
+    data = b'\x00\x01\x00\x00' + (5).to_bytes(4, 'little') + (7_000_000).to_bytes(4, 'little')
+    assert clock_stamp_ns(data) == 5_007_000_000
+    assert clock_stamp_ns(data[:8]) is None
+    assert clock_stamp_ns(b'\x00\x00' + data[2:]) is None  # big endian: not what rmw writes here
+
+
+def test_period_must_be_positive():
+    with pytest.raises(ValueError, match='period_ns'):
+        SimTicker(0)
