@@ -9,6 +9,7 @@ up. Every wait is a short executor spin, so SIGINT/SIGTERM stop the node within 
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any
 
@@ -518,6 +519,7 @@ def spin_until_finished(node: SimNode) -> None:
     """Alternate runs of steps with executor spins; every wait is bounded by WAIT_S."""
     executor = SingleThreadedExecutor()
     executor.add_node(node)
+    gc.freeze()  # the start-up heap (MuJoCo model, rclpy, numpy) is never garbage: keep the GC off it
     try:
         with deferred_stop():  # a signal ends the loop between steps, never mid-step or mid-publish
             while rclpy.ok() and not node.finished and not stop_requested():
