@@ -354,6 +354,21 @@ class BackboneCurve:
         turns = np.floor(phase / (2.0 * math.pi))
         return turns * per_period + np.interp(phase - turns * 2.0 * math.pi, self._phase_table, table)
 
+    def curvature_1_m(self, phase: np.ndarray) -> np.ndarray:
+        """kappa^F at phase u in closed form: |c' x c''| / |c'|^3 with
+        c' x c'' = (-k_a k_b, k_a k_theta cos u, -k_b k_theta sin u)."""
+        p = self.params
+        cos_sq = np.cos(phase) ** 2
+        sin_sq = 1.0 - cos_sq
+        k_a, k_b, k_t = p.vertical_amplitude_m, p.horizontal_amplitude_m, p.pitch_m_per_rad
+        cross_sq = (k_a * k_b) ** 2 + k_t ** 2 * (k_a ** 2 * cos_sq + k_b ** 2 * sin_sq)
+        speed_sq = k_t ** 2 + k_b ** 2 * cos_sq + k_a ** 2 * sin_sq
+        return np.sqrt(cross_sq) / speed_sq ** 1.5
+
+    def torsion_integral_rad(self, phase: np.ndarray | float) -> np.ndarray:
+        """T(u) = integral of tau^F ds from u = 0 (periodically extended table)."""
+        return self._periodic(self._torsion_table, self.torsion_per_period_rad, np.asarray(phase, dtype=float))
+
     def head_phase_rad(self, time_s: float) -> float:
         """u at the head (theta = 0): omega_t t."""
         return self.params.temporal_frequency_rad_s * time_s
@@ -368,11 +383,20 @@ class BackboneCurve:
 
     def head_bellows_angle_rad(self, time_s: float) -> float:
         """phi_F^B(0, t): from the Frenet normal to the world-up direction projected into the
-        normal plane at the head (Eq. (5), Fig. 3)."""
-        frame = self.frenet_frames_at_phase(np.array([self.head_phase_rad(time_s)]))[0]
-        tangent = frame[:, 0]
-        up_in_plane = WORLD_UP - (WORLD_UP @ tangent) * tangent
-        return float(math.atan2(up_in_plane @ frame[:, 2], up_in_plane @ frame[:, 1]))
+        normal plane at the head (Eq. (5), Fig. 3). Scalar closed form (hot path)."""
+        p = self.params
+        u = self.head_phase_rad(time_s)
+        c, s = math.cos(u), math.sin(u)
+        k_a, k_b, k_t = p.vertical_amplitude_m, p.horizontal_amplitude_m, p.pitch_m_per_rad
+        d1 = (k_t, k_b * c, -k_a * s)
+        cross = (-k_a * k_b, k_a * k_t * c, -k_b * k_t * s)  # c' x c'', direction of B
+        speed = math.sqrt(d1[0] ** 2 + d1[1] ** 2 + d1[2] ** 2)
+        cross_norm = math.sqrt(cross[0] ** 2 + cross[1] ** 2 + cross[2] ** 2)
+        tangent = [v / speed for v in d1]
+        binormal = [v / cross_norm for v in cross]
+        normal_z = binormal[0] * tangent[1] - binormal[1] * tangent[0]  # N = B x T, its z component
+        # z - (z . T) T has the components (z . N, z . B) in the normal plane
+        return math.atan2(binormal[2], normal_z)
 
     def frenet_frames_at_phase(self, phase: np.ndarray) -> np.ndarray:
         d1, d2, _, speed = self._derivatives(phase)
@@ -442,11 +466,17 @@ class LtsJointGenerator:
         return self._piece_rates * time_s
 
     def bellows_module_integrals(self, time_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """Integral of (kappa_a^B, kappa_b^B) over every module (Gauss-Legendre)."""
-        sample = self.curve.sample(self._quadrature_s, time_s)
-        kappa_a, kappa_b = sample.bellows_curvatures_1_m
+        """Integral of (kappa_a^B, kappa_b^B) over every module (Gauss-Legendre): the per-tick
+        hot path, so only kappa^F and phi_F^B are evaluated (no positions or frames)."""
+        curve = self.curve
+        phase = curve.phase_at(self._quadrature_s, time_s)
+        head_phase = curve.head_phase_rad(time_s)
+        bellows_angle = (curve.head_bellows_angle_rad(time_s) + curve.torsion_integral_rad(head_phase)
+                         - curve.torsion_integral_rad(phase))
+        curvature = curve.curvature_1_m(phase)
         n = self.gait.geometry.module_count
-        return (kappa_a.reshape(n, -1) @ self._quadrature_w, kappa_b.reshape(n, -1) @ self._quadrature_w)
+        return ((curvature * np.sin(bellows_angle)).reshape(n, -1) @ self._quadrature_w,
+                (curvature * np.cos(bellows_angle)).reshape(n, -1) @ self._quadrature_w)
 
     def angles_rad(self, time_s: float) -> np.ndarray:
         """[n, 3] (dorsal, twist, lateral) per module, piecewise-constant twist (§III-D2)."""
@@ -500,22 +530,24 @@ def solve_bending_rad(integral_a: np.ndarray, integral_b: np.ndarray, twist_befo
                       twist_after_rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dorsal and lateral angles whose axes e_b(before), e_a(after) best give the bending (a, b).
 
-    Damped least squares on the 2x2 axis matrix J: x = V diag(sigma / (sigma^2 + lambda^2)) U^T K,
-    lambda = 0 while the smaller singular value is above SINGULAR_VALUE_THRESHOLD (then x is
-    exact), growing to MAX_DAMPING as the axes become parallel (twist joint at +-pi/2).
+    Damped least squares x = (J^T J + D)^-1 J^T K with J = [e_b(before), e_a(after)]. The axes are
+    unit vectors, so J^T J = [[1, c], [c, 1]] with c = sin(after - before): eigenvalues 1 + c and
+    1 - c on (1, 1)/sqrt(2) and (1, -1)/sqrt(2), solved in closed form. D = 0 (x exact) while the
+    smaller singular value sqrt(1 - |c|) exceeds SINGULAR_VALUE_THRESHOLD; below it the smaller
+    eigenvalue gets up to MAX_DAMPING^2, as the axes become parallel (twist joint at +-pi/2).
     """
-    axes = np.empty(np.shape(integral_a) + (2, 2))
-    axes[..., 0, 0] = -np.sin(twist_before_rad)
-    axes[..., 1, 0] = np.cos(twist_before_rad)
-    axes[..., 0, 1] = np.cos(twist_after_rad)
-    axes[..., 1, 1] = np.sin(twist_after_rad)
-    left, singular, right_t = np.linalg.svd(axes)
-    closeness = np.clip(1.0 - (singular[..., 1:] / SINGULAR_VALUE_THRESHOLD) ** 2, 0.0, 1.0)
-    damping_sq = np.concatenate([np.zeros_like(closeness), closeness], -1) * MAX_DAMPING ** 2
-    target = np.stack([integral_a, integral_b], -1)
-    projected = np.einsum('...ji,...j->...i', left, target) * singular / (singular ** 2 + damping_sq)
-    solution = np.einsum('...ij,...j->...i', np.swapaxes(right_t, -1, -2), projected)
-    return solution[..., 0], solution[..., 1]
+    sin_before, cos_before = np.sin(twist_before_rad), np.cos(twist_before_rad)
+    sin_after, cos_after = np.sin(twist_after_rad), np.cos(twist_after_rad)
+    along_dorsal = -sin_before * integral_a + cos_before * integral_b  # e_b(before) . K
+    along_lateral = cos_after * integral_a + sin_after * integral_b  # e_a(after) . K
+    overlap = cos_before * sin_after - sin_before * cos_after  # sin(after - before)
+    closeness = np.clip(1.0 - (1.0 - np.abs(overlap)) / SINGULAR_VALUE_THRESHOLD ** 2, 0.0, 1.0)
+    damping_sq = closeness * MAX_DAMPING ** 2
+    eigen_plus = 1.0 + overlap + np.where(overlap < 0.0, damping_sq, 0.0)
+    eigen_minus = 1.0 - overlap + np.where(overlap >= 0.0, damping_sq, 0.0)
+    plus = (along_dorsal + along_lateral) / eigen_plus
+    minus = (along_dorsal - along_lateral) / eigen_minus
+    return 0.5 * (plus + minus), 0.5 * (plus - minus)
 
 
 def chain_points_m(angles_rad: np.ndarray, head_position_m: np.ndarray, head_frame: np.ndarray,
