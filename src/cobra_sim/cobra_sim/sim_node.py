@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import rclpy
+import rclpy._rclpy_pybind11 as rcl
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
@@ -48,7 +49,8 @@ LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 CLOCK_TOPIC = '/clock'  # global: one sim time for every node, whatever their namespace
 LOGGER_PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest joint_states stamp recorded
-BATCH_WALL_S = 0.005  # longest run of steps between two executor spins (services, parameters)
+BATCH_WALL_S = 0.005  # longest run of steps between two stop-signal checks
+EXECUTOR_PERIOD_S = 0.02  # unpaced: services and parameters are served this often [s, wall]
 WAIT_S = 0.05  # executor wait while paced, held at t = 0 or in lockstep (bounds the stop latency)
 CLOCK_REPEAT_S = 0.05  # while waiting in lockstep, /clock is repeated (a lost best-effort sample)
 WARNING_PERIOD_S = 5.0
@@ -516,14 +518,33 @@ class SimNode(Node):
 
 
 def spin_until_finished(node: SimNode) -> None:
-    """Alternate runs of steps with executor spins; every wait is bounded by WAIT_S."""
+    """Alternate runs of steps with executor spins; every wait is bounded by WAIT_S.
+
+    An executor round costs ~0.4 ms of the sim's CPU, so unpaced it runs once per
+    EXECUTOR_PERIOD_S of wall time (services, parameters), not after every batch of steps; a
+    started lockstep run waits at a boundary on the command and logger-progress subscriptions
+    alone (advance() takes their samples directly), not through the executor.
+    """
     executor = SingleThreadedExecutor()
     executor.add_node(node)
+    peer_inputs = rcl.WaitSet(2, 0, 0, 0, 0, 0, node.context.handle)
     gc.freeze()  # the start-up heap (MuJoCo model, rclpy, numpy) is never garbage: keep the GC off it
+    next_executor_round = 0.0
     try:
-        with deferred_stop():  # a signal ends the loop between steps, never mid-step or mid-publish
+        with deferred_stop(), node.context.handle, node._command_sub.handle, node._progress_sub.handle:
+            # a signal ends the loop between steps, never mid-step or mid-publish
             while rclpy.ok() and not node.finished and not stop_requested():
-                executor.spin_once(timeout_sec=node.advance())
+                timeout_s = node.advance()
+                now = time.perf_counter()
+                if now >= next_executor_round or node._waiting_until is not None \
+                        or (timeout_s > 0.0 and not node.lockstep):
+                    executor.spin_once(timeout_sec=timeout_s)
+                    next_executor_round = now + EXECUTOR_PERIOD_S
+                elif timeout_s > 0.0:  # held at a lockstep boundary
+                    peer_inputs.clear_entities()
+                    peer_inputs.add_subscription(node._command_sub.handle)
+                    peer_inputs.add_subscription(node._progress_sub.handle)
+                    peer_inputs.wait(round(min(timeout_s, next_executor_round - now) * 1e9))
     finally:
         executor.remove_node(node)
 
