@@ -11,7 +11,8 @@ import pytest
 from cobra_description.robot_model import load_robot_model
 from cobra_gaits.lts import (PRESET_NAMES, BackboneCurve, BackboneCurveParams, LinearTwistParams, LtsGait,
                              LtsJointGenerator, RollingVectorParams, TSnakeGeometry, chain_points_m,
-                             complete_curvatures_1_m, complete_frames, lts_preset, shape_error_m, steering,
+                             complete_curvatures_1_m, complete_frames, lts_preset, shape_error_m, solve_bending_rad,
+                             steering,
                              twisting_sidewinding)
 from cobra_gaits.sidewinding import GaitError
 
@@ -235,3 +236,24 @@ def test_every_preset_builds_and_names_its_joints():
         generator = LtsJointGenerator(lts_preset(name))
         assert generator.positions_rad(1.0).shape == (18,)
         assert generator.joint_names[:3] == ['m1_dorsal', 'm1_twist', 'm1_lateral']
+
+
+def test_bending_solve_is_exact_away_from_the_twist_singularity_and_bounded_at_it():
+    """Dorsal axis e_b(before), lateral axis e_a(after): exact while they are not parallel; at a
+    twist of pi/2 (parallel axes) the reachable part is kept, split evenly, and nothing blows up."""
+    bending = np.array([0.3, -0.2])  # (a, b) to realise
+    before = 0.7
+    for relative in np.linspace(-2 * math.pi, 2 * math.pi, 4001):
+        after = before + relative
+        dorsal, lateral = solve_bending_rad(np.array(bending[0]), np.array(bending[1]), np.array(before),
+                                            np.array(after))
+        axis_dorsal = np.array([-math.sin(before), math.cos(before)])
+        axis_lateral = np.array([math.cos(after), math.sin(after)])
+        realised = dorsal * axis_dorsal + lateral * axis_lateral
+        assert math.hypot(dorsal, lateral) < 2.0 * np.linalg.norm(bending)
+        if 1.0 - abs(math.sin(relative)) > 0.3 ** 2:
+            np.testing.assert_allclose(realised, bending, atol=1e-12)
+    dorsal, lateral = solve_bending_rad(np.array(bending[0]), np.array(bending[1]), np.array(before),
+                                        np.array(before + math.pi / 2))
+    reachable = bending @ np.array([-math.sin(before), math.cos(before)])
+    assert dorsal == pytest.approx(reachable / 2) and lateral == pytest.approx(reachable / 2)
