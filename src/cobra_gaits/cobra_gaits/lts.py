@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Protocol
-
 import numpy as np
 
 from cobra_gaits.sidewinding import GaitError
@@ -121,14 +119,6 @@ class TSnakeGeometry:
     def joint_names(self) -> list[str]:
         """m{i}_dorsal, m{i}_twist, m{i}_lateral, i = 1..n (the contract's T-Snake names)."""
         return [f'm{i}_{kind}' for i in range(1, self.module_count + 1) for kind in JOINT_KINDS]
-
-
-class TwistProfile(Protocol):
-    """A twist phi_B^C(s, t) = omega_r(s) t, given by its rolling speed along the body."""
-
-    def rolling_speed_rad_s(self, arc_length_m: np.ndarray) -> np.ndarray: ...
-
-    def validated(self, body_length_m: float) -> TwistProfile: ...
 
 
 @dataclass(frozen=True)
@@ -324,8 +314,7 @@ class BackboneCurve:
         self.params = params.validated()
         phase = np.linspace(0.0, 2.0 * math.pi, _TABLE_SIZE + 1)
         speed = self._derivatives(phase)[3]
-        curvature, torsion = self._curvature_torsion(phase)
-        del curvature
+        torsion = self._curvature_torsion(phase)[1]
         self._phase_table = phase
         self._arc_table = _cumulative_trapezoid(speed, phase)
         self._torsion_table = _cumulative_trapezoid(torsion * speed, phase)
