@@ -257,3 +257,17 @@ def test_bending_solve_is_exact_away_from_the_twist_singularity_and_bounded_at_i
                                         np.array(before + math.pi / 2))
     reachable = bending @ np.array([-math.sin(before), math.cos(before)])
     assert dorsal == pytest.approx(reachable / 2) and lateral == pytest.approx(reachable / 2)
+
+
+@pytest.mark.parametrize('name', PRESET_NAMES)
+def test_every_preset_stays_inside_the_urdf_limits(name):
+    """Through the twist singularity too: bending inside +-pi/2 and every joint slower than its
+    servo's velocity limit (read from urdf/tsnake.urdf) at the paper's 0.02 s command step."""
+    robot = load_robot_model(TSNAKE_URDF)
+    velocity_limit = np.array([j.limits.velocity_rad_s for j in robot.gait_joints()]).reshape(6, 3)
+    upper = np.array([j.limits.upper_rad for j in robot.gait_joints()]).reshape(6, 3)[:, [0, 2]]
+    generator = LtsJointGenerator(lts_preset(name))
+    _, angles = generator.trajectory_rad(60.0)
+    assert np.all(np.abs(angles[:, :, [0, 2]]) < upper)
+    speed = np.abs(np.diff(angles, axis=0)) / generator.gait.time_step_s
+    assert np.all(speed < velocity_limit)
