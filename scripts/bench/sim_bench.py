@@ -122,7 +122,8 @@ class NodeRun:
     cpu_s_per_sim_s: dict[str, float]
 
 
-def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str) -> NodeRun:
+def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str,
+               sim_args: list[str]) -> NodeRun:
     """RTF of the sim node between its start (peers present) and reaching duration_s, and the
     CPU every process used in that window (read from /proc when the sim logs those two lines)."""
     env = ros_environment(domain_id)
@@ -146,7 +147,8 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
                 sim_module, '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
                 '-p', f'duration_s:={seconds}', '-p', f'lockstep:={lockstep}',
                 '-p', f'wait_for_peers_s:={60.0 if peers else 0.0}', '-p', f'wait_for_recorder:={peers}',
-                '-p', f'wait_for_commands:={peers}', '-p', 'use_sim_time:=true'),
+                '-p', f'wait_for_commands:={peers}', '-p', 'use_sim_time:=true',
+                *(word for arg in sim_args for word in ('-p', arg))),
                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             watched = {'sim': sim, **processes}
             for line in sim.stdout:
@@ -221,6 +223,9 @@ def main() -> int:
     parser.add_argument('--domain-id', type=int, default=97)
     parser.add_argument('--sim-node', default='cobra_sim.sim_node',
                         help='sim node module, or a .py file (e.g. an older version, for before/after)')
+    parser.add_argument('--sim-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='extra sim node parameter for the node runs, e.g. contact_forces_period_s:=0.0 '
+                             '(to measure what a topic costs); repeatable')
     options = parser.parse_args()
     bare_before = bench_bare(options.seconds)
     engine_rtf = bench_engine(options.seconds)
@@ -229,7 +234,8 @@ def main() -> int:
         ('node + gait + logger, lockstep off', True, 'off'),
         ('node + gait + logger, lockstep (default unpaced)', True, 'auto'),
     ]
-    node_results = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep)
+    node_results = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep,
+                               options.sim_arg)
                     for _, peers, lockstep in node_runs]
     bare_after = bench_bare(options.seconds)
     bare = 0.5 * (bare_before + bare_after)
