@@ -150,8 +150,9 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             raise BringupError(f'missing parameter file {path}: is cobra_bringup installed?')
         return (path, *extra)
 
+    # the first command waits for its consumers: the sim or the driver, and the logger when recording
     gait_parameters: dict[str, object] = {'gait': arguments['gait'], 'direction': arguments['direction'],
-                                          'use_sim_time': use_sim}
+                                          'use_sim_time': use_sim, 'command_subscribers': 1 + record}
     try:
         gaits = available_gaits(load_gait_parameters(*files('gait.yaml')))
         if arguments['gait'] not in gaits:

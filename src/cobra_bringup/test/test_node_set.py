@@ -143,7 +143,8 @@ def test_record_false_has_no_logger():
 
 def test_gait_node_gets_gait_and_direction():
     gait = _by_name(_nodes('use_sim:=true', 'gait:=gait2', 'direction:=right'))['gait_node']
-    assert gait.parameters == {'gait': 'gait2', 'direction': 'right', 'use_sim_time': True}
+    assert gait.parameters == {'gait': 'gait2', 'direction': 'right', 'use_sim_time': True,
+                               'command_subscribers': 2}
     assert gait.params_files == (CONFIG_DIR / 'gait.yaml',)
 
 
@@ -365,3 +366,8 @@ def test_terrain_file_reaches_the_sim_as_an_absolute_path_and_only_when_given(tm
     assert sim.parameters['terrain'] == 'scm'
     assert sim.parameters['terrain_file'] == str(tmp_path / 'soil' / 'wet_sand.yaml')
     assert 'terrain_file' not in _by_name(_nodes('use_sim:=true', 'terrain:=scm'))['sim_node'].parameters
+
+
+def test_the_gait_holds_its_first_command_for_the_logger_only_when_recording():
+    assert _by_name(_nodes('use_sim:=true'))['gait_node'].parameters['command_subscribers'] == 2
+    assert _by_name(_nodes('use_sim:=true', 'record:=false'))['gait_node'].parameters['command_subscribers'] == 1

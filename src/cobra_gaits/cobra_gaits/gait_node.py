@@ -62,6 +62,13 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         'csv_file': ('', describe('trajectory CSV for gait:=csv', read_only=True)),
         'csv_loop': (False, describe('loop the CSV instead of holding its last row; its last row '
                                      'must equal its first', read_only=True)),
+        'command_subscribers': (1, describe(
+            'hold the first joint_commands until this many subscriptions matched the publisher '
+            '(the sim or driver, plus the logger when recording), so none misses the start',
+            read_only=True, int_range=(0, 10))),
+        'command_subscribers_timeout_s': (15.0, describe(
+            'stop holding after this long [s, wall] and start with the subscribers present',
+            read_only=True, float_range=(0.0, 600.0))),
     })
     for name in base['preset_names']:
         declare(node, {
@@ -114,6 +121,9 @@ class GaitNode(Node):
         self.create_service(Trigger, 'gait/start', self._on_start)
         self.create_service(Trigger, 'gait/stop', self._on_stop)
         self._last_tick_ns: int | None = None
+        self._held_tick_ns: int | None = None  # a tick not published yet: a subscriber is missing
+        self._command_subscribers = p['command_subscribers']
+        self._hold_until_s = time.monotonic() + p['command_subscribers_timeout_s']
         self.sim_ticker: SimTicker | None = None
         self.clock_subscription = None
         period_ns = round(1e9 / p['rate_hz'])
@@ -176,7 +186,32 @@ class GaitNode(Node):
         if stamp_ns is not None and (tick_ns := self.sim_ticker.clock(stamp_ns)) is not None:
             self._tick(tick_ns)
 
+    def _subscribers_matched(self) -> bool:
+        """Until the expected consumers matched (DDS-level), a late one would miss the start."""
+        if self._command_subscribers == 0:
+            return True
+        matched = self._publisher.get_subscription_count()
+        if matched >= self._command_subscribers:
+            self._command_subscribers = 0
+            return True
+        if time.monotonic() < self._hold_until_s:
+            return False
+        self.get_logger().warning(
+            f'only {matched} of {self._command_subscribers} joint_commands subscribers matched after '
+            f"{self.get_parameter('command_subscribers_timeout_s').value:g} s: starting without the rest")
+        self._command_subscribers = 0
+        return True
+
+    def publish_held_tick(self) -> None:
+        """Publish the tick held back for a missing subscriber, once it matched (or timed out)."""
+        if self._held_tick_ns is not None and self._subscribers_matched():
+            held, self._held_tick_ns = self._held_tick_ns, None
+            self._tick(held)
+
     def _tick(self, now_ns: int) -> None:
+        if not self._subscribers_matched():
+            self._held_tick_ns = now_ns  # newest boundary: a lockstepped sim waits for exactly it
+            return
         if self._last_tick_ns is not None:
             dt_s = (now_ns - self._last_tick_ns) * 1e-9
             self._source.advance(min(max(dt_s, 0.0), MAX_TICK_S))
@@ -210,6 +245,7 @@ def spin_on_sim_time(node: GaitNode) -> None:
                 wait_set.add_subscription(node.clock_subscription.handle)
                 wait_set.wait(max(round((next_executor_round - time.monotonic()) * 1e9), 0))
                 node.take_clock()
+                node.publish_held_tick()
     finally:
         executor.remove_node(node)
         executor.shutdown()
