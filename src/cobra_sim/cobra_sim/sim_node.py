@@ -19,6 +19,7 @@ import rclpy._rclpy_pybind11 as rcl
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
+from rclpy.duration import Duration
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -52,6 +53,7 @@ LOGGER_PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest joint_s
 BATCH_WALL_S = 0.005  # longest run of steps between two stop-signal checks
 EXECUTOR_PERIOD_S = 0.02  # unpaced: services and parameters are served this often [s, wall]
 WAIT_S = 0.05  # executor wait while paced, held at t = 0 or in lockstep (bounds the stop latency)
+FLUSH_TIMEOUT_S = 1.0  # end of a finite run: longest wait for reliable subscribers to ack the last samples [s]
 CLOCK_REPEAT_S = 0.05  # while waiting in lockstep, /clock is repeated (a lost best-effort sample)
 WARNING_PERIOD_S = 5.0
 
@@ -294,10 +296,21 @@ class SimNode(Node):
         return response
 
     # --- peers ----------------------------------------------------------------------------------
+    def flush_publishers(self) -> None:
+        """At the end of a finite run, wait (bounded) until every reliable subscriber has the last
+        samples: a process that exits right after publishing can take unsent samples with it."""
+        deadline = time.monotonic() + FLUSH_TIMEOUT_S
+        for publisher in self.publishers:
+            if publisher.qos_profile.reliability == ReliabilityPolicy.RELIABLE:
+                left_s = max(deadline - time.monotonic(), 0.0)
+                publisher.wait_for_all_acked(Duration(nanoseconds=round(left_s * 1e9)))
+
     def _missing_peers(self) -> list[str]:
         missing = []
         if self.params['wait_for_recorder']:
-            recorded = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub)
+            # the logger finds contact/forces/<link> by a graph search: without its subscriptions
+            # matched, the first wrenches of a run went unrecorded
+            recorded = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub, *self._contact_pubs)
             missing += [f'a subscriber on {pub.topic_name}' for pub in recorded if pub.get_subscription_count() == 0]
             if self.lockstep and self._progress_sub.get_publisher_count() == 0:
                 missing.append(f'a publisher on {self._progress_sub.topic_name}')
@@ -545,6 +558,8 @@ def spin_until_finished(node: SimNode) -> None:
                     peer_inputs.add_subscription(node._command_sub.handle)
                     peer_inputs.add_subscription(node._progress_sub.handle)
                     peer_inputs.wait(round(min(timeout_s, next_executor_round - now) * 1e9))
+            if node.finished:
+                node.flush_publishers()
     finally:
         executor.remove_node(node)
 
