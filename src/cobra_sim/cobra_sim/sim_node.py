@@ -129,8 +129,12 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
     try:  # reads and range-checks the terrain file, so the bringup's pre-start check refuses a bad one
-        make_terrain(p['terrain'], p['terrain_file'])
-    except ValueError as error:  # TerrainConfigError: names terrain / terrain_file and the file
+        terrain = make_terrain(p['terrain'], p['terrain_file'])
+        robot = load_robot_model(p['urdf_path'] or None)
+        links = [name for name, link in robot.links.items() if link.collisions]
+        # the robot starts in the URDF's zero pose at the origin: a start off the terrain is refused here
+        terrain.check_start(links, np.array([robot.transform(robot.root, name)[:2, 3] for name in links]))
+    except ValueError as error:  # TerrainConfigError / RobotModelError: names the parameter and the file
         raise StartupError(str(error)) from error
     if (problem := frame_prefix_problem(p['frame_prefix'])) is not None:
         raise StartupError(problem)

@@ -104,6 +104,11 @@ class TerrainModel:
         """
         return None
 
+    def check_start(self, names: Sequence[str], xy_m: np.ndarray) -> None:
+        """Raise TerrainConfigError if bodies starting at these world (x, y) [m] cannot be hosted
+        (e.g. off the soil patch). Called before anything is built (the node's parameter check,
+        from the URDF's zero pose) and again by `setup` with the compiled model's state."""
+
     def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
         """Called once by the engine with the compiled model's robot bodies (the rows of every
         later `wrenches` call) and their initial state; raises TerrainConfigError for a start

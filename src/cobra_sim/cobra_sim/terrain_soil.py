@@ -90,13 +90,19 @@ class ScmGround(_SoilTerrain):
 
     def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
         super().setup(bodies, initial_state, timestep_s)
-        outside = ~self.scm.patch_contains(np.asarray(initial_state.position_m)[:, :2])
+        self.check_start(self.body_names, np.asarray(initial_state.position_m)[:, :2])
+
+    def check_start(self, names: Sequence[str], xy_m: np.ndarray) -> None:
+        grid = self.params.grid
+        lower = np.asarray(grid.center_xy_m, dtype=float) - 0.5 * np.array([grid.size_x_m, grid.size_y_m])
+        upper = lower + np.array([grid.size_x_m, grid.size_y_m])
+        xy_m = np.asarray(xy_m, dtype=float).reshape(-1, 2)
+        outside = np.any((xy_m < lower) | (xy_m > upper), axis=1)
         if np.any(outside):
-            grid = self.params.grid
-            names = ', '.join(name for name, off in zip(self.body_names, outside) if off)
-            xy = np.asarray(initial_state.position_m)[outside][0, :2]
+            off_patch = ', '.join(name for name, off in zip(names, outside) if off)
+            xy = xy_m[outside][0]
             raise TerrainConfigError(
-                f'the robot starts outside the soil patch of {self.source}: {names} at '
+                f'the robot starts outside the soil patch of {self.source}: {off_patch} at '
                 f'({xy[0]:.3f}, {xy[1]:.3f}) m lie off the {grid.size_x_m:g} m x {grid.size_y_m:g} m patch '
                 f'centred on ({grid.center_xy_m[0]:g}, {grid.center_xy_m[1]:g}) m; move the patch '
                 f'(grid.center_xy_m) or enlarge it (grid.size_x_m, grid.size_y_m)')

@@ -61,3 +61,15 @@ def test_bad_terrain_file_is_refused_before_any_node_starts(ros_env, tmp_path):
     assert result.returncode == 2, output
     assert 'terrain_file' in output and '/nonexistent/sand.yaml' in output
     assert '[run] starting' not in output
+
+
+def test_a_start_off_the_soil_patch_is_refused_before_any_node_starts(ros_env, tmp_path):
+    far = tmp_path / 'far_sand.yaml'
+    loose_sand = REPO / 'config' / 'soil' / 'loose_sand.yaml'
+    far.write_text(loose_sand.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [20.0, 0.0]'))
+    result = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
+                    f'terrain_file:={far}')
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert 'outside the soil patch' in output and str(far) in output
+    assert '[run] starting' not in output and not (tmp_path / 'bags').exists()
