@@ -30,12 +30,15 @@ def soil_bodies(bodies: Sequence[RobotBody]) -> list[BodyGeometry]:
 
 
 class _SoilTerrain(TerrainModel):
-    """Common part: no world geometry, self-contact as on rigid ground, wrenches from `_model`."""
+    """Common part: no world geometry, self-contact as on rigid ground, wrenches from a
+    `model_class(params, bodies)` of cobra_sim.soil built at setup."""
 
     applies_wrenches = True
+    model_class: type[ScmTerrain] | type[CompliantGround]
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, params: ScmParams | CompliantParams) -> None:
+        self.params = params
+        self.source = params.source
         self._self_contact = RigidGround()  # robot-robot contacts: today's per-geom parameters
         self._model: ScmTerrain | CompliantGround | None = None
         self.body_names: list[str] = []
@@ -50,14 +53,11 @@ class _SoilTerrain(TerrainModel):
                                  timestep_s: float) -> RobotContactParameters:
         return self._self_contact.robot_contact_parameters(inverse_mass_per_kg, contacts_at_rest, timestep_s)
 
-    def _build(self, bodies: list[BodyGeometry]) -> ScmTerrain | CompliantGround:
-        raise NotImplementedError
-
     def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
         compile_kernels()  # loads numba's on-disk cache (or compiles once): no stall at the first step
         self.body_names = [body.name for body in bodies]
         try:
-            self._model = self._build(soil_bodies(bodies))
+            self._model = self.model_class(self.params, soil_bodies(bodies))
         except ValueError as error:  # an unsupported shape: SoilConfigError names body and shape
             raise TerrainConfigError(f"terrain '{self.name}': {error}") from error
 
@@ -71,10 +71,7 @@ class ScmGround(_SoilTerrain):
 
     name = 'scm'
     has_heightmap = True
-
-    def __init__(self, params: ScmParams) -> None:
-        super().__init__(params.source)
-        self.params = params
+    model_class = ScmTerrain
 
     @classmethod
     def from_file(cls, terrain_file: Path | None) -> ScmGround:
@@ -84,9 +81,6 @@ class ScmGround(_SoilTerrain):
     @property
     def scm(self) -> ScmTerrain:
         return self._model
-
-    def _build(self, bodies: list[BodyGeometry]) -> ScmTerrain:
-        return ScmTerrain(self.params, bodies)
 
     def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
         super().setup(bodies, initial_state, timestep_s)
@@ -138,18 +132,12 @@ class CompliantGroundModel(_SoilTerrain):
     """Thesis §5 compliant contact (cobra_sim.soil.CompliantGround) as a wrench terrain."""
 
     name = 'compliant'
-
-    def __init__(self, params: CompliantParams) -> None:
-        super().__init__(params.source)
-        self.params = params
+    model_class = CompliantGround
 
     @classmethod
     def from_file(cls, terrain_file: Path | None) -> CompliantGroundModel:
         return cls(load_compliant_params(terrain_file) if terrain_file is not None
                    else CompliantParams().validated())
-
-    def _build(self, bodies: list[BodyGeometry]) -> CompliantGround:
-        return CompliantGround(self.params, bodies)
 
     def diagnostics(self) -> dict[str, str]:
         if self._model is None:
