@@ -17,6 +17,8 @@ import numpy as np
 DEFAULT_ROBOT = 'cobra'
 URDF_PATH_ENV = 'COBRA_URDF'
 LATCH_JOINT = 'latch_joint'  # the head-tail latch: an end effector, not part of the gait vector
+IMU_FRAMES = ('camera_imu_optical_frame', 'imu_link')  # COBRA's D435i IMU, the T-Snake's head IMU
+START_CLEARANCE_M = 0.002  # the sim drops a robot from this high above its lowest point
 
 
 class RobotModelError(ValueError):
@@ -160,6 +162,35 @@ class RobotModel:
             transform = step @ transform
             frame = joint.parent
         return transform
+
+    @property
+    def imu_frame(self) -> str:
+        """The frame a simulated IMU sits at: the URDF's IMU link (COBRA's RealSense IMU, the
+        T-Snake's imu_link), else the root."""
+        return next((name for name in IMU_FRAMES if name in self.links), self.root)
+
+    def lowest_point_m(self, joint_positions: dict[str, float] | None = None) -> float:
+        """Lowest z of the collision geometry in the root frame (the robot's height above ground
+        when its root sits at z = 0): a start height that neither buries nor drops the robot."""
+        lowest = math.inf
+        for link_name, link in self.links.items():
+            origin = self._root_to(link_name, joint_positions)
+            for shape in link.collisions:
+                frame = origin @ shape.origin.matrix()
+                up = frame[2, :3]  # world z in the shape's axes
+                if shape.kind == 'mesh':
+                    vertices = read_mesh_vertices(resolve_resource(shape.filename, self.source)) * shape.size
+                    depth = -float((vertices @ up).min())
+                elif shape.kind == 'cylinder':
+                    depth = shape.size[0] * math.sqrt(max(0.0, 1.0 - up[2] ** 2)) + shape.size[1] / 2 * abs(up[2])
+                elif shape.kind == 'box':
+                    depth = float(np.abs(up) @ (np.array(shape.size) / 2))
+                else:
+                    depth = shape.size[0]
+                lowest = min(lowest, frame[2, 3] - depth)
+        if lowest == math.inf:
+            raise RobotModelError('the URDF has no collision geometry to stand on')
+        return float(lowest)
 
     def chain_length_m(self) -> float:
         """Head-to-tail length along the zero-angle chain, including the end links' extents."""

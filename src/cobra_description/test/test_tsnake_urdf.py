@@ -45,3 +45,14 @@ def test_tsnake_builds_in_the_sim_and_its_twist_joints_turn_past_pi():
         sim.set_targets({'m3_twist': min(step / 200.0, 1.0) * target_rad})
         sim.step_control_period()
     assert sim.data.qpos[sim.model.jnt_qposadr[joint.id]] == pytest.approx(target_rad, abs=0.05)
+
+
+def test_each_robot_names_its_imu_frame_and_start_height() -> None:
+    """The sim places either robot from its URDF alone: IMU frame and lowest collision point."""
+    from cobra_description.robot_model import default_urdf_path, load_robot_model
+    cobra = load_robot_model(default_urdf_path('cobra'))
+    tsnake = load_robot_model(default_urdf_path('tsnake'))
+    assert cobra.imu_frame == 'camera_imu_optical_frame'
+    assert tsnake.imu_frame == 'imu_link'
+    assert abs(cobra.lowest_point_m() + 0.045) < 1e-6   # 0.045 m module radius below the axis
+    assert abs(tsnake.lowest_point_m() + 0.035) < 1e-6  # 0.035 m (chosen) T-Snake radius

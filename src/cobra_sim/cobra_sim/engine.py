@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from cobra_description.robot_model import RobotModel
+from cobra_description.robot_model import START_CLEARANCE_M, RobotModel
 from cobra_sim.mjcf import ServoParams, build_mjcf
 from cobra_sim.terrain import BodyShape, BodyState, RobotBody, TerrainModel
 
@@ -58,8 +58,8 @@ class SimParams:
     timestep_s: float = 0.001
     control_period_s: float = 0.002
     settle_duration_s: float = 2.0
-    initial_height_m: float = 0.047
-    imu_frame: str = 'camera_imu_optical_frame'
+    initial_height_m: float | None = None  # None: the URDF's lowest point + START_CLEARANCE_M
+    imu_frame: str | None = None  # None: the URDF's IMU frame (RobotModel.imu_frame)
     servo: ServoParams = field(default_factory=ServoParams)
 
 
@@ -81,8 +81,11 @@ class CobraSim:
         self.rng = rng
         self.steps_per_control = steps_per_period(params.control_period_s, params.timestep_s,
                                                   'control period')
+        self.imu_frame = params.imu_frame or robot.imu_frame
+        initial_height_m = params.initial_height_m if params.initial_height_m is not None \
+            else START_CLEARANCE_M - robot.lowest_point_m()
         self.mjcf = build_mjcf(robot, terrain, params.servo, params.timestep_s,
-                               params.initial_height_m, params.imu_frame)
+                               initial_height_m, self.imu_frame)
         try:
             self.model = mujoco.MjModel.from_xml_string(self.mjcf)
         except ValueError as error:  # e.g. a degenerate mesh, a moving link without mass

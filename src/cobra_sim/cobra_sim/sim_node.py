@@ -222,7 +222,7 @@ class SimNode(Node):
             f"{time.perf_counter() - wall_started:.2f} s wall")
         self._clock = RawClock()
         self._joints = RawJointState(self.sim.joint_names)
-        self._imu = RawImu(prefix + self.sim.params.imu_frame)
+        self._imu = RawImu(prefix + self.sim.imu_frame)
         self._imu.orientation_covariance[0] = -1.0  # no orientation estimate, as on the D435i
         self._truth = RawOdometry(prefix + 'odom', prefix + robot.root)
         self._odom = RawOdometry(prefix + 'odom', prefix + robot.root)
