@@ -3,7 +3,7 @@
 A message is rejected whole (never moved on, never counted as a heartbeat) when it names no
 joint, names a joint twice or a joint the consumer does not know, has position / velocity /
 effort lists whose lengths do not match the names, or holds a non-finite value in any of them.
-Accepted positions are clamped to the URDF limits; no accepted command for `timeout_s` means the
+Accepted positions are clamped to the URDF limits (continuous joints have none); no accepted command for `timeout_s` means the
 consumer holds its last position. Every consumer (driver and sim) passes the whole message
 (`check_message`) so both sides give the same verdict for the same message.
 
@@ -39,9 +39,17 @@ class JointCommandMessage(Protocol):
     effort: Sequence[float]
 
 
+def joint_position_limits_rad(joint: Joint) -> tuple[float, float]:
+    """(lower, upper) a command is clamped to: a continuous joint (the T-Snake's twist joints)
+    has none, whatever its <limit> says (the URDF parser reads its absent lower/upper as 0)."""
+    if joint.type == 'continuous' or joint.limits is None:
+        return -math.inf, math.inf
+    return joint.limits.lower_rad, joint.limits.upper_rad
+
+
 class JointCommandGuard:
     def __init__(self, joints: Sequence[Joint], timeout_s: float = 0.2) -> None:
-        self._limits = {j.name: (j.limits.lower_rad, j.limits.upper_rad) for j in joints}
+        self._limits = {j.name: joint_position_limits_rad(j) for j in joints}
         self.timeout_s = timeout_s
         self.rejections: Counter[str] = Counter()
         self.clamped = 0
