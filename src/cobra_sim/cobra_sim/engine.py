@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from cobra_description.robot_model import START_CLEARANCE_M, RobotModel
+from cobra_description.robot_model import START_CLEARANCE_M, RobotModel, RobotModelError
 from cobra_sim.mjcf import ServoParams, build_mjcf
 from cobra_sim.terrain import BodyShape, BodyState, RobotBody, TerrainModel
 
@@ -82,8 +82,12 @@ class CobraSim:
         self.steps_per_control = steps_per_period(params.control_period_s, params.timestep_s,
                                                   'control period')
         self.imu_frame = params.imu_frame or robot.imu_frame
-        initial_height_m = params.initial_height_m if params.initial_height_m is not None \
-            else START_CLEARANCE_M - robot.lowest_point_m()
+        try:
+            initial_height_m = params.initial_height_m if params.initial_height_m is not None \
+                else START_CLEARANCE_M - robot.lowest_point_m()
+        except RobotModelError as error:  # no collision geometry: nothing to place on the ground
+            raise SimConfigError(f'URDF {robot.source or robot.name!s}: {error}; give its links '
+                                 f'<collision> shapes or set SimParams.initial_height_m') from error
         self.mjcf = build_mjcf(robot, terrain, params.servo, params.timestep_s,
                                initial_height_m, self.imu_frame)
         try:

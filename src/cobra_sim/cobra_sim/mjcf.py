@@ -16,7 +16,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from cobra_description.robot_model import (Geometry, Joint, Pose, RobotModel, RobotModelError, is_ascii_stl,
+from cobra_description.robot_model import (Geometry, Joint, RobotModel, RobotModelError, is_ascii_stl,
                                            read_mesh_vertices, resolve_resource)
 from cobra_sim.terrain import TerrainModel
 
@@ -101,7 +101,11 @@ class _LumpedBody:
 
 def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
                timestep_s: float, initial_height_m: float, imu_frame: str) -> str:
-    """The complete MJCF document for `robot` on `terrain`, with a gyro and accelerometer at `imu_frame`."""
+    """The complete MJCF document for `robot` on `terrain`, with a gyro and accelerometer at `imu_frame`.
+
+    The root starts `initial_height_m` above the ground along its normal, oriented as the ground
+    (`terrain.surface_rotation()`): on a slope the robot lies on the plane, head pointing downhill.
+    """
     children: dict[str, list[Joint]] = {}
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
@@ -159,7 +163,9 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
                 f'forcerange="{-limits.effort_nm:.9g} {limits.effort_nm:.9g}"/>')
         return lines
 
-    root_pose = Pose((0.0, 0.0, initial_height_m)).matrix()
+    root_pose = np.eye(4)
+    root_pose[:3, :3] = terrain.surface_rotation()
+    root_pose[:3, 3] = root_pose[:3, :3] @ np.array([0.0, 0.0, initial_height_m])
     robot_body = '\n'.join(body_contents(robot.root, np.eye(4)))
     option_extra = ''.join(f' {k}={quoteattr(v)}' for k, v in terrain.option_attributes().items())
     return f'''<mujoco model={quoteattr(robot.name)}>

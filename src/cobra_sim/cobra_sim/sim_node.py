@@ -71,6 +71,10 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         'terrain_file': ('', describe(
             "the terrain's parameter YAML (one per soil, config/soil/); '' = its default "
             '(scm: loose_sand.yaml, compliant: compliant_ground.yaml); rigid takes none', read_only=True)),
+        'slope_deg': (0.0, describe(
+            'tilt of the rigid ground [deg], descending along world +x (the head points downhill at '
+            'start); 0 <= slope_deg < 90; only terrain:=rigid can be sloped (thesis §28 tumbling: 24)',
+            read_only=True, float_range=(0.0, 90.0))),
         'heightmap_period_s': (0.5, describe(
             f'{HEIGHTMAP_TOPIC} period [s] (deformable terrains only)', read_only=True, float_range=(0.2, 1.0))),
         'timestep_s': (0.001, describe('physics step [s]', read_only=True, float_range=(1e-5, 0.01))),
@@ -129,7 +133,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
     try:  # reads and range-checks the terrain file, so the bringup's pre-start check refuses a bad one
-        terrain = make_terrain(p['terrain'], p['terrain_file'])
+        terrain = make_terrain(p['terrain'], p['terrain_file'], p['slope_deg'])
         robot = load_robot_model(p['urdf_path'] or None)
         links = [name for name, link in robot.links.items() if link.collisions]
         # the robot starts in the URDF's zero pose at the origin: a start off the terrain is refused here
@@ -160,7 +164,7 @@ class SimNode(Node):
             self.set_parameters([Parameter('use_sim_time', value=False)])
         try:
             robot = load_robot_model(p['urdf_path'] or None)
-            terrain = make_terrain(p['terrain'], p['terrain_file'])  # a wrench terrain warms numba here
+            terrain = make_terrain(p['terrain'], p['terrain_file'], p['slope_deg'])  # a wrench terrain warms numba here
             sim_params = SimParams(
                 timestep_s=p['timestep_s'], control_period_s=p['control_period_s'],
                 settle_duration_s=p['settle_duration_s'],

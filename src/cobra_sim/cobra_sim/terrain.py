@@ -20,6 +20,7 @@ No MuJoCo import here: the engine hands in plain arrays read from the compiled m
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,10 +78,32 @@ class RobotContactParameters:
     solimp: np.ndarray  # [n_geoms, 5]: (d0, dmax, width [m], midpoint, power)
 
 
+def slope_rotation(slope_deg: float) -> np.ndarray:
+    """Rotation about world y by the slope: the tilted ground's frame (its z = the surface normal,
+    its x = straight downhill along world +x), also the robot's start orientation on it."""
+    angle = math.radians(slope_deg)
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def check_slope_deg(slope_deg: float) -> float:
+    """The slope [deg] if it can be ground (0 <= slope_deg < 90), else a TerrainConfigError."""
+    if not math.isfinite(slope_deg) or not 0.0 <= slope_deg < 90.0:
+        raise TerrainConfigError(f'slope_deg:={slope_deg} is not a slope: use 0 <= slope_deg < 90 '
+                                 f'(degrees; 24 is the thesis tumbling slope)')
+    return float(slope_deg)
+
+
 class TerrainModel:
     name = 'base'
     applies_wrenches = False  # True: `setup` once, then `wrenches` every physics step
     has_heightmap = False     # True: `heightmap()` returns the deformed nodes
+    slope_deg = 0.0           # ground tilt about world y, descending along +x (rigid ground only)
+
+    def surface_rotation(self) -> np.ndarray:
+        """The ground's orientation in the world (z = surface normal): the robot starts lying on
+        the ground with this root orientation, its lowest point START_CLEARANCE_M off the surface."""
+        return slope_rotation(self.slope_deg)
 
     def world_xml(self) -> str:
         """MJCF elements added to <worldbody>."""
@@ -199,7 +222,8 @@ def fit_impedance_shape(ratio: float) -> tuple[float, float]:
 
 
 class RigidGround(TerrainModel):
-    """A plane at z = 0 on which MuJoCo's soft contact reproduces the thesis's penalty law.
+    """A plane through the world origin (z = 0, or tilted by `slope_deg` about world y so that it
+    descends along +x; gravity stays −z, so odom stays gravity-aligned) on which MuJoCo's soft contact reproduces the thesis's penalty law.
 
     MuJoCo solves, per contact row, (A + R) f = aref − a0 with aref = −B v − K·I·r and
     R = (1 − I)/I · Â (I the solimp impedance at the depth, Â MuJoCo's diagonal approximation of
@@ -225,17 +249,20 @@ class RigidGround(TerrainModel):
 
     name = 'rigid'
 
-    def __init__(self, params: RigidGroundParams | None = None) -> None:
+    def __init__(self, params: RigidGroundParams | None = None, slope_deg: float = 0.0) -> None:
         self.params = params or RigidGroundParams()
+        self.slope_deg = check_slope_deg(slope_deg)
 
     @classmethod
-    def from_file(cls, terrain_file: Path | None) -> RigidGround:
+    def from_file(cls, terrain_file: Path | None, slope_deg: float = 0.0) -> RigidGround:
         """The registry's factory: the rigid ground takes its parameters from code, no file."""
-        return cls()
+        return cls(slope_deg=slope_deg)
 
     def world_xml(self) -> str:
         p = self.params
+        half_angle = math.radians(self.slope_deg) / 2.0
         return (f'<geom name="ground" type="plane" size="0 0 0.05" '
+                f'quat="{math.cos(half_angle):.12g} 0 {math.sin(half_angle):.12g} 0" '
                 f'friction="{p.friction_static} 0.005 0.0001" condim="3" '
                 f'rgba="0.6 0.55 0.45 1"/>')
 
@@ -290,11 +317,13 @@ class TerrainEntry:
     factory: str        # 'module:attribute', a callable (terrain_file: Path | None) -> TerrainModel
     default_file: str   # file name under config/soil/; '' = the terrain takes no parameter file
     description: str
+    supports_slope: bool = False  # True: the factory also takes slope_deg= (a tilted plane)
 
 
 TERRAINS: dict[str, TerrainEntry] = {
     'rigid': TerrainEntry('cobra_sim.terrain:RigidGround.from_file', '',
-                          'plane with MuJoCo contacts mapped onto the thesis §7 law'),
+                          'plane (optionally sloped) with MuJoCo contacts mapped onto the thesis §7 law',
+                          supports_slope=True),
     'scm': TerrainEntry('cobra_sim.terrain_soil:ScmGround.from_file', 'loose_sand.yaml',
                         "Soil Contact Model (Bekker-Wong, Janosi-Hanamoto, bulldozing) on a height field"),
     'compliant': TerrainEntry('cobra_sim.terrain_soil:CompliantGroundModel.from_file', 'compliant_ground.yaml',
@@ -350,15 +379,21 @@ def _declared_terrain(path: Path) -> str | None:
     return data.get('terrain') if isinstance(data, dict) and isinstance(data.get('terrain'), str) else None
 
 
-def make_terrain(name: str, terrain_file: str | Path | None = None) -> TerrainModel:
-    """The terrain `name` with its parameters from `terrain_file` ('' or None: its default file).
+def make_terrain(name: str, terrain_file: str | Path | None = None, slope_deg: float = 0.0) -> TerrainModel:
+    """The terrain `name` with its parameters from `terrain_file` ('' or None: its default file),
+    tilted by `slope_deg` (only terrains whose entry supports_slope: the rigid plane).
 
-    Raises TerrainConfigError naming the parameter (terrain or terrain_file) and the file.
+    Raises TerrainConfigError naming the parameter (terrain, terrain_file or slope_deg) and the file.
     """
     if name not in TERRAINS:
         raise TerrainConfigError(f"unknown terrain '{name}' (parameter terrain): choose one of "
                                  f"{', '.join(sorted(TERRAINS))}")
     entry = TERRAINS[name]
+    check_slope_deg(slope_deg)
+    if slope_deg and not entry.supports_slope:
+        supported = ', '.join(f'terrain:={n}' for n in sorted(TERRAINS) if TERRAINS[n].supports_slope)
+        raise TerrainConfigError(f'slope_deg:={slope_deg:g} is only supported on {supported} '
+                                 f'(terrain:={name} is level): set slope_deg:=0 or use {supported}')
     if terrain_file and not entry.default_file:
         raise TerrainConfigError(f"terrain '{name}' takes no terrain_file (got {terrain_file}): "
                                  f"leave terrain_file empty")
@@ -368,7 +403,8 @@ def make_terrain(name: str, terrain_file: str | Path | None = None) -> TerrainMo
         raise TerrainConfigError(f"terrain_file {path} is a file for terrain '{declared}' (its 'terrain' key), "
                                  f"not for terrain:={name}: pass terrain:={declared} or a {name} file")
     try:
-        return _resolve(entry.factory)(path)
+        factory = _resolve(entry.factory)
+        return factory(path, slope_deg=float(slope_deg)) if entry.supports_slope else factory(path)
     except TerrainConfigError:
         raise
     except ValueError as error:  # the soil library's SoilConfigError names file, parameter and range

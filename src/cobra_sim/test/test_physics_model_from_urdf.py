@@ -109,9 +109,18 @@ def test_fixed_child_with_inertia_is_lumped_into_its_parent(tmp_path):
 def test_a_moving_link_without_mass_is_refused_naming_it(tmp_path):
     urdf = tmp_path / 'bad.urdf'
     urdf.write_text('''<robot name="bad"><link name="a"><inertial><mass value="1"/>
-        <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+        <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial>
+        <collision><geometry><sphere radius="0.05"/></geometry></collision></link>
       <link name="massless"/>
       <joint name="j" type="revolute"><parent link="a"/><child link="massless"/><axis xyz="0 0 1"/>
         <limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>''')
     with pytest.raises(SimConfigError, match=r"(?s)bad\.urdf.*'massless'"):
+        CobraSim(load_robot_model(urdf), RigidGround(), SimParams(imu_frame='a'), np.random.default_rng(0))
+
+
+def test_a_robot_without_collision_geometry_is_refused_with_the_fix(tmp_path):
+    urdf = tmp_path / 'ghost.urdf'
+    urdf.write_text('''<robot name="ghost"><link name="a"><inertial><mass value="1"/>
+        <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>''')
+    with pytest.raises(SimConfigError, match=r"(?s)ghost\.urdf.*no collision geometry.*<collision>"):
         CobraSim(load_robot_model(urdf), RigidGround(), SimParams(imu_frame='a'), np.random.default_rng(0))
