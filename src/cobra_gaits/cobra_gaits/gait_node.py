@@ -29,8 +29,10 @@ from std_srvs.srv import Trigger
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, spin_node,
                                     stop_requested)
-from cobra_gaits.presets import CSV_GAIT, PRESET_FIELDS
-from cobra_gaits.gait_source import RETUNABLE, make_gait_source
+from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, PRESET_FIELDS
+from cobra_gaits.gait_source import LTS_OVERRIDES, RETUNABLE, lts_gait_from_values, make_gait_source
+from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
+from cobra_gaits.lts import LinearTwistParams, lts_preset
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)
 from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
@@ -80,12 +82,12 @@ def declare_parameters(node: Node) -> dict[str, Any]:
                 f'{name} yaw amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
         })
     gait = base['gait']
-    if gait not in [*base['preset_names'], CSV_GAIT]:
-        raise StartupError(f"unknown gait '{gait}': choose one of {[*base['preset_names'], CSV_GAIT]}")
+    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT]:
+        raise StartupError(f"unknown gait '{gait}': choose one of {[*base['preset_names'], CSV_GAIT, LTS_GAIT]}")
     if gait == CSV_GAIT and not base['csv_file']:
         raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
     preset = {field: node.get_parameter(f'{gait}.{field}').value
-              for field in PRESET_FIELDS} if gait != CSV_GAIT else dict.fromkeys(PRESET_FIELDS, 0.0)
+              for field in PRESET_FIELDS} if gait in base['preset_names'] else dict.fromkeys(PRESET_FIELDS, 0.0)
     tuning = declare(node, {
         'frequency_hz': (preset['frequency_hz'], describe(
             'sidewinding wave frequency [Hz]', float_range=(0.0, 2.0))),
@@ -102,7 +104,44 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         SidewindingParams(**tuning).validated()
     except GaitError as error:
         raise StartupError(str(error)) from error
-    return {**base, **tuning}
+    lts = declare_lts_parameters(node, gait, {**base, **tuning})
+    return {**base, **tuning, **lts}
+
+
+def declare_lts_parameters(node: Node, gait: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The LTS block (gait:=lts, T-Snake): the preset and its overrides, whose defaults are the
+    preset's own values; StartupError for an unknown preset, or an override without gait:=lts."""
+    (name,) = declare(node, {'lts_preset': ('rolling', describe(
+        f"LTS gait for gait:=lts (T-Snake): {' | '.join(LTS_PRESET_NAMES)} (seed 002)",
+        read_only=True))}).values()
+    if name not in LTS_PRESET_NAMES:
+        raise StartupError(f"unknown lts_preset '{name}': choose one of {', '.join(LTS_PRESET_NAMES)}")
+    preset = lts_preset(name)
+    twist = preset.twist if isinstance(preset.twist, LinearTwistParams) else LinearTwistParams()
+    lts = declare(node, {
+        'lts_a0_rad_s': (twist.a0_rad_s, describe(
+            'LTS twist rate a0 of phi = (a1 s + a0) t [rad/s]; default: the preset\'s',
+            read_only=True, float_range=(-5.0, 5.0))),
+        'lts_a1_rad_m_s': (twist.a1_rad_m_s, describe(
+            'LTS twist gradient a1 along the body [rad/(m s)]; default: the preset\'s',
+            read_only=True, float_range=(-10.0, 10.0))),
+        'lts_omega_t_rad_s': (preset.curve.temporal_frequency_rad_s, describe(
+            'LTS backbone wave temporal frequency omega_t [rad/s]; default: the preset\'s',
+            read_only=True, float_range=(-5.0, 5.0))),
+    })
+    defaults = {'lts_a0_rad_s': twist.a0_rad_s, 'lts_a1_rad_m_s': twist.a1_rad_m_s,
+                'lts_omega_t_rad_s': preset.curve.temporal_frequency_rad_s}
+    changed = [parameter for parameter in LTS_OVERRIDES if lts[parameter] != defaults[parameter]]
+    if gait != LTS_GAIT:
+        if changed:
+            raise StartupError(f'{changed[0]} is an LTS twist-gait parameter: it needs gait:=lts on the '
+                               'T-Snake (robot:=tsnake); COBRA has no twist joints')
+        return {'lts_preset': name, **lts}
+    try:
+        lts_gait_from_values({**values, 'lts_preset': name, **{p: lts[p] for p in changed}})
+    except GaitError as error:
+        raise StartupError(str(error)) from error
+    return {'lts_preset': name, **lts}
 
 
 class GaitNode(Node):
@@ -144,8 +183,10 @@ class GaitNode(Node):
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters if p.name in RETUNABLE}
         if changes and not isinstance(self._source, SidewindingGenerator):
-            return SetParametersResult(successful=False,
-                                       reason='a CSV replay has no sidewinding parameters to retune')
+            return SetParametersResult(successful=False, reason=(
+                f"gait '{self.get_parameter('gait').value}' has no sidewinding parameters to retune"
+                if self.get_parameter('gait').value != CSV_GAIT else
+                'a CSV replay has no sidewinding parameters to retune'))
         if 'direction' in changes and changes['direction'] not in DIRECTIONS:
             return SetParametersResult(successful=False,
                                        reason=f"direction must be one of {sorted(DIRECTIONS)}")

@@ -16,6 +16,9 @@ from cobra_gaits.sidewinding import GaitError, SidewindingParams
 
 GAIT_NODE_NAME = 'gait_node'
 CSV_GAIT = 'csv'
+LTS_GAIT = 'lts'  # an LTS twist gait of cobra_gaits.lts (T-Snake only), chosen by lts_preset
+TUMBLE_GAIT = 'tumble'  # the tumbling-latch sequence (COBRA only)
+BUILT_IN_GAITS = (CSV_GAIT, LTS_GAIT, TUMBLE_GAIT)  # gait names besides the parameter files' presets
 PRESET_FIELDS = ('frequency_hz', 'amplitude_vertical_rad', 'amplitude_horizontal_rad')
 WILDCARD_SECTIONS = ('/**', '**')
 
@@ -91,7 +94,7 @@ def preset_params(parameters: dict, gait: str) -> SidewindingParams:
     """Sidewinding parameters of a named preset, with the file's direction and ramp settings."""
     names = list(parameters.get('preset_names', []))
     if gait not in names:
-        raise GaitError(f"unknown gait '{gait}': choose one of {names + [CSV_GAIT]}")
+        raise GaitError(f"unknown gait '{gait}': choose one of {names + list(BUILT_IN_GAITS)}")
     preset = parameters.get(gait, {})
     if not isinstance(preset, dict):
         raise GaitError(f"preset '{gait}' must be a mapping of {list(PRESET_FIELDS)}, got {preset!r}")
@@ -107,5 +110,5 @@ def preset_params(parameters: dict, gait: str) -> SidewindingParams:
 
 
 def available_gaits(parameters: dict) -> list[str]:
-    """Preset names the merged parameters define, then 'csv'."""
-    return list(parameters.get('preset_names', [])) + [CSV_GAIT]
+    """Preset names the merged parameters define, then 'csv', 'lts' and 'tumble'."""
+    return list(parameters.get('preset_names', [])) + list(BUILT_IN_GAITS)
