@@ -7,6 +7,7 @@ and the same inputs give the same trajectory.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ import mujoco
 import numpy as np
 
 from cobra_description.robot_model import START_CLEARANCE_M, RobotModel, RobotModelError
-from cobra_sim.mjcf import ServoParams, build_mjcf
+from cobra_sim.mjcf import HEAD_LATCH_FRAME, LATCH_WELD, TAIL_LATCH_FRAME, ServoParams, build_mjcf
 from cobra_sim.terrain import BodyShape, BodyState, RobotBody, TerrainModel
 
 
@@ -61,6 +62,7 @@ class SimParams:
     initial_height_m: float | None = None  # None: the URDF's lowest point + START_CLEARANCE_M
     imu_frame: str | None = None  # None: the URDF's IMU frame (RobotModel.imu_frame)
     servo: ServoParams = field(default_factory=ServoParams)
+    latch_capture_distance_m: float = 0.03  # the latch engages only with its frames this close
 
 
 def steps_per_period(period_s: float, timestep_s: float, what: str) -> int:
@@ -132,6 +134,12 @@ class CobraSim:
         self._qvel = self.data.qvel
         self._time_origin_s = 0.0
         self.torque_enabled = True
+        self.latch_capture_distance_m = params.latch_capture_distance_m
+        self._latch_weld_id: int | None = None
+        self._latch_site_ids: tuple[int, int] | None = None
+        if HEAD_LATCH_FRAME in robot.links and TAIL_LATCH_FRAME in robot.links:
+            self._latch_weld_id = self.model.equality(LATCH_WELD).id
+            self._latch_site_ids = (self.model.site(HEAD_LATCH_FRAME).id, self.model.site(TAIL_LATCH_FRAME).id)
         mujoco.mj_forward(self.model, self.data)
         if terrain.applies_wrenches:
             terrain.setup(self.terrain_bodies(), self.body_state(), params.timestep_s)
@@ -196,6 +204,59 @@ class CobraSim:
         self.model.actuator_gainprm[self._actuator_ids, 0] = self._kp * scale
         self.model.actuator_biasprm[self._actuator_ids, :3] = self._bias * scale
         self.torque_enabled = enabled
+
+    # --- latch ----------------------------------------------------------------------------
+    @property
+    def has_latch(self) -> bool:
+        """The URDF has the head and tail latch frames (COBRA), so the latch weld exists."""
+        return self._latch_weld_id is not None
+
+    @property
+    def latched(self) -> bool:
+        """The latch weld is active: head and tail are held in the relative pose of engagement."""
+        return self._latch_weld_id is not None and bool(self.data.eq_active[self._latch_weld_id])
+
+    def latch_frames_distance_m(self) -> float:
+        """Distance between head_latch_link and tail_latch_link [m] as MuJoCo last computed the
+        kinematics (the last step's start); inf for a robot without latch frames."""
+        if self._latch_site_ids is None:
+            return math.inf
+        head, tail = self._latch_site_ids
+        return float(np.linalg.norm(self.data.site_xpos[tail] - self.data.site_xpos[head]))
+
+    def set_latched(self, engaged: bool) -> bool:
+        """Engage (weld head to tail as they are now) or release the latch.
+
+        Engaging needs the latch frames within `latch_capture_distance_m`: otherwise nothing
+        changes and the answer is False. Engaging an engaged latch keeps its weld. Release always
+        succeeds. The weld's data (mjEQ_WELD, body semantic) is [anchor: the point on body2, in its
+        frame; relpos: where that point sits in body1's frame; relquat: body2's orientation in
+        body1's frame; torquescale]: the anchor is the tail latch frame, so the constraint holds
+        the latch point itself. Toggling eq_active takes effect at the next step.
+        """
+        if self._latch_weld_id is None:
+            return not engaged
+        weld = self._latch_weld_id
+        if not engaged:
+            self.data.eq_active[weld] = 0
+            return True
+        if self.latched:
+            return True
+        if self.latch_frames_distance_m() > self.latch_capture_distance_m:
+            return False
+        head_body, tail_body = self.model.eq_obj1id[weld], self.model.eq_obj2id[weld]
+        tail_site = self._latch_site_ids[1]
+        data = self.model.eq_data[weld]
+        data[0:3] = self.model.site_pos[tail_site]  # the site's pose is in its body's frame
+        head_rotation = self.data.xmat[head_body].reshape(3, 3)
+        data[3:6] = head_rotation.T @ (self.data.site_xpos[tail_site] - self.data.xpos[head_body])
+        head_inverse = np.empty(4)
+        mujoco.mju_negQuat(head_inverse, self.data.xquat[head_body])
+        relative = np.empty(4)
+        mujoco.mju_mulQuat(relative, head_inverse, self.data.xquat[tail_body])
+        data[6:10] = relative
+        self.data.eq_active[weld] = 1
+        return True
 
     # --- stepping -------------------------------------------------------------------------
     def begin_control_period(self) -> None:

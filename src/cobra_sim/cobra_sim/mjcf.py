@@ -21,6 +21,38 @@ from cobra_description.robot_model import (Geometry, Joint, RobotModel, RobotMod
 from cobra_sim.terrain import TerrainModel
 
 
+HEAD_LATCH_FRAME = 'head_latch_link'  # URDF frames the latch joins (issue 9 design)
+TAIL_LATCH_FRAME = 'tail_latch_link'
+LATCH_WELD = 'latch'  # the MJCF weld equality between their bodies, inactive at start
+# weld softness: time constant 5 ms (>= 2 physics steps at 1 ms, MuJoCo's stability rule of
+# thumb), critically damped; the default 20 ms let a loaded loop's latch gape by centimetres
+LATCH_WELD_SOLREF = (0.005, 1.0)
+
+
+def body_of_link(robot: RobotModel, link_name: str) -> str:
+    """The MJCF body that holds `link_name`: the link itself if it moves, else the nearest
+    ancestor reached through fixed joints (fixed links are lumped into their parent)."""
+    by_child = {joint.child: joint for joint in robot.joints}
+    while link_name in by_child and by_child[link_name].type == 'fixed':
+        link_name = by_child[link_name].parent
+    return link_name
+
+
+def latch_weld_xml(robot: RobotModel) -> str:
+    """<equality> and <contact> for the head-tail latch, or '' when the URDF has no latch frames.
+
+    The weld is declared inactive; the engine sets its relative pose from the bodies' pose at
+    engagement and toggles eq_active. The two latched bodies' own contact is excluded: the latch
+    mechanism, not a face-to-face collision, carries the load between them.
+    """
+    if HEAD_LATCH_FRAME not in robot.links or TAIL_LATCH_FRAME not in robot.links:
+        return ''
+    head_body, tail_body = body_of_link(robot, HEAD_LATCH_FRAME), body_of_link(robot, TAIL_LATCH_FRAME)
+    return (f'<equality><weld name="{LATCH_WELD}" body1="{head_body}" body2="{tail_body}" active="false" '
+            f'solref="{_fmt(LATCH_WELD_SOLREF)}"/></equality>\n'
+            f'  <contact><exclude body1="{head_body}" body2="{tail_body}"/></contact>')
+
+
 @dataclass(frozen=True)
 class ServoParams:
     """Position servo modelled on the XH540: PD gains; torque and speed limits come from the URDF."""
@@ -182,6 +214,7 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
 {robot_body}
     </body>
   </worldbody>
+  {latch_weld_xml(robot)}
   <actuator>
     {chr(10).join(actuators)}
   </actuator>

@@ -75,6 +75,9 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             'tilt of the rigid ground [deg], descending along world +x (the head points downhill at '
             'start); 0 <= slope_deg < 90; only terrain:=rigid can be sloped (thesis §28 tumbling: 24)',
             read_only=True, float_range=(0.0, 90.0))),
+        'latch_capture_distance_m': (0.03, describe(
+            'latch/set true engages (welds head to tail as they are) only when head_latch_link and '
+            'tail_latch_link are at most this far apart [m]', float_range=(0.001, 0.5))),
         'heightmap_period_s': (0.5, describe(
             f'{HEIGHTMAP_TOPIC} period [s] (deformable terrains only)', read_only=True, float_range=(0.2, 1.0))),
         'timestep_s': (0.001, describe('physics step [s]', read_only=True, float_range=(1e-5, 0.01))),
@@ -168,6 +171,7 @@ class SimNode(Node):
             sim_params = SimParams(
                 timestep_s=p['timestep_s'], control_period_s=p['control_period_s'],
                 settle_duration_s=p['settle_duration_s'],
+                latch_capture_distance_m=p['latch_capture_distance_m'],
                 servo=ServoParams(p['servo_kp_nm_rad'], p['servo_kd_nm_s_rad'], p['servo_armature_kg_m2']))
             self.sim = CobraSim(robot, terrain, sim_params, np.random.default_rng(p['seed']))
         except (RobotModelError, SimConfigError, ValueError) as error:
@@ -266,6 +270,8 @@ class SimNode(Node):
                 self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
             if parameter.name == 'command_timeout_s':
                 self.guard.timeout_s = parameter.value
+            if parameter.name == 'latch_capture_distance_m':
+                self.sim.latch_capture_distance_m = parameter.value
             self.params[parameter.name] = parameter.value
 
     def _on_command(self, message: JointState) -> None:
@@ -294,13 +300,32 @@ class SimNode(Node):
         return response
 
     def _on_latch(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        if self._latch_limits is None:
-            response.success, response.message = False, f'the robot model has no {LATCH_JOINT}'
+        """true: weld head to tail if their latch frames are within latch_capture_distance_m;
+        false: release. latch/state follows at once; the latch servo moves as on the robot."""
+        sim = self.sim
+        if not sim.has_latch:
+            response.success = not request.data
+            response.message = ("the robot model has no head_latch_link/tail_latch_link: nothing to latch"
+                                if request.data else 'no latch: nothing to release')
             return response
-        target = self._latch_limits.upper_rad if request.data else self._latch_limits.lower_rad
-        self.sim.set_targets({LATCH_JOINT: target})
-        response.success = True
-        response.message = f"latch {'engaging' if request.data else 'releasing'}; see latch/state"
+        was_latched = sim.latched
+        distance_m = sim.latch_frames_distance_m()
+        response.success = sim.set_latched(request.data)
+        if request.data and not response.success:
+            response.message = (f'latch frames are {distance_m:.3f} m apart, more than '
+                                f'latch_capture_distance_m = {sim.latch_capture_distance_m:g} m: curl the '
+                                f'robot to bring the head onto the tail first')
+        elif request.data:
+            response.message = (f'latched with the latch frames {distance_m * 1000:.1f} mm apart'
+                                + (' (it already was)' if was_latched else ''))
+        else:
+            response.message = 'latch released' if was_latched else 'latch was not engaged'
+        if response.success and self._latch_limits is not None:  # the XC330 fin gear, cosmetic in the sim
+            target = self._latch_limits.upper_rad if request.data else self._latch_limits.lower_rad
+            sim.set_targets({LATCH_JOINT: target})
+        if sim.latched != was_latched:
+            self._latch_pub.publish(Bool(data=sim.latched))
+        self.get_logger().info(f'latch/set {request.data}: {response.message}')
         return response
 
     # --- peers ----------------------------------------------------------------------------------
@@ -455,9 +480,8 @@ class SimNode(Node):
             self._publish_imu(now_ns)
         if periods % self._odom_every == 0:
             self._publish_odometry(now_ns)
-        if periods % self._latch_every == 0 and self._latch_limits is not None:
-            engaged = sim.joint_position(LATCH_JOINT) >= self._latch_limits.upper_rad - 0.05
-            self._latch_pub.publish(Bool(data=bool(engaged)))
+        if periods % self._latch_every == 0 and sim.has_latch:
+            self._latch_pub.publish(Bool(data=sim.latched))
         if self._contact_every and periods % self._contact_every == 0:
             self._publish_contact_forces(now_ns)
         if self._heightmap_every and periods % self._heightmap_every == 0:
@@ -527,6 +551,8 @@ class SimNode(Node):
             'terrain': self.sim.terrain.name,
             **self.sim.terrain.diagnostics(),  # soil: sinkage, nodes in contact, contact patches
             'torque_enabled': str(self.sim.torque_enabled),
+            **({'latched': str(self.sim.latched),
+                'latch_frames_distance_m': f'{self.sim.latch_frames_distance_m():.4f}'} if self.sim.has_latch else {}),
             'lockstep': str(self.lockstep),
             **{f'lockstep_held_for_{peer}_s': f'{seconds:.2f}' for peer, seconds in self.lockstep_held_s.items()},
             'commands_clamped': str(self.guard.clamped),

@@ -173,12 +173,14 @@ def test_latch_and_torque_services(sim_process, ros_node):
         rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
         return future.result()
 
-    assert call('latch/set', True).success
-    spin_until(ros_node, lambda: latched[-1].data, 5.0)
-    assert latched[-1].data is True
+    # straight, the latch frames are 1.7 m apart: refused, nothing latches (test_sim_node_latch curls first)
+    refused = call('latch/set', True)
+    assert not refused.success
+    assert 'latch frames are 1.7' in refused.message and 'latch_capture_distance_m = 0.03 m' in refused.message
+    count = len(latched)
+    spin_until(ros_node, lambda: len(latched) >= count + 3, 5.0)  # 10 Hz state: three more samples
+    assert len(latched) >= count + 3 and not any(message.data for message in latched)
     assert call('latch/set', False).success
-    spin_until(ros_node, lambda: not latched[-1].data, 5.0)
-    assert latched[-1].data is False
     response = call('torque/set', False)
     assert response.success and 'limp' in response.message
 
