@@ -1,6 +1,13 @@
-"""Sidewinding bringup: gait + simulation (use_sim:=true) or gait + driver + odometry, + logger.
+"""COBRA stack bringup: gait + simulation (use_sim:=true) or gait + driver + odometry, + logger.
 
     ros2 launch cobra_bringup sidewind.launch.py use_sim:=true gait:=gait2
+    ros2 launch cobra_bringup lts.launch.py lts_preset:=twisting       (T-Snake LTS, simulated)
+    ros2 launch cobra_bringup tumble.launch.py                         (COBRA tumbling, 24 deg slope)
+
+lts.launch.py and tumble.launch.py are links to this file: the launch file's own name picks its
+argument defaults (cobra_bringup.node_set.LAUNCH_DEFAULTS; sidewind: robot cobra, gait gait1;
+lts: robot tsnake, gait lts, lts_preset rolling, use_sim true; tumble: robot cobra, gait tumble,
+slope_deg 24, use_sim true); everything else is the same.
 
 The node set is defined once in cobra_bringup.node_set and shared with the pip-mode runner, and
 so is the validation: arguments (unknown names, choices in any case, as the runner) and every
@@ -31,10 +38,10 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, BringupError, check_argument_names,
-                                    check_arguments, node_set)
+                                    check_arguments, launch_arguments, node_set)
 from cobra_bringup.prestart import validate_node_set
 
-LAUNCH_FILE = 'sidewind.launch.py'
+LAUNCH_FILE = Path(__file__).name  # sidewind.launch.py, lts.launch.py or tumble.launch.py
 EXIT_BAD_ARGUMENTS = 2
 # configurations `ros2 launch` itself sets (--launch-prefix, --launch-prefix-filter)
 LAUNCH_SYSTEM_CONFIGURATIONS = ('launch-prefix', 'launch-prefix-filter')
@@ -61,7 +68,7 @@ def checked_node_set(configurations, config_dir):
     try:
         check_argument_names(name for name in configurations if name not in LAUNCH_SYSTEM_CONFIGURATIONS)
         arguments = check_arguments({a.name: configurations[a.name] for a in LAUNCH_ARGUMENTS
-                                     if a.name in configurations})
+                                     if a.name in configurations}, LAUNCH_FILE)
         specs, _ = validate_node_set(node_set(arguments, config_dir, LAUNCH_FILE), arguments['namespace'])
     except BringupError as error:
         print(f'error: {error}', file=sys.stderr, flush=True)
@@ -89,6 +96,6 @@ def generate_launch_description():
     return LaunchDescription([
         *(DeclareLaunchArgument(a.name, default_value=a.default, description=a.description + (
             f" ({' | '.join(a.choices)}, any case)" if a.choices else ''))
-          for a in LAUNCH_ARGUMENTS),
+          for a in launch_arguments(LAUNCH_FILE)),
         OpaqueFunction(function=launch_setup),
     ])

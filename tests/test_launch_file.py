@@ -1,4 +1,7 @@
-"""The launch file's own logic, against stand-in `launch`/`launch_ros` modules (not on PyPI here).
+"""The launch files' own logic, against stand-in `launch`/`launch_ros` modules (not on PyPI here).
+
+sidewind.launch.py, lts.launch.py and tumble.launch.py (links to the first: the file's own name
+picks its defaults) are each checked against node_set.
 
 What the stand-ins can honestly show: the declared arguments, that validation is the runner's
 (same node set, same refusals, before any Node action exists), and what the exit handler does
@@ -18,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from cobra_bringup.node_set import LAUNCH_ARGUMENTS, NodeSpec, node_set, parse_arguments
+from cobra_bringup.node_set import LAUNCH_FILES, NodeSpec, launch_arguments, node_set, parse_arguments
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-LAUNCH_FILE = REPO_ROOT / 'launch' / 'sidewind.launch.py'
+LAUNCH_DIR = REPO_ROOT / 'launch'
+LAUNCH_FILE = LAUNCH_DIR / 'sidewind.launch.py'
 BRINGUP_SHARE = REPO_ROOT / 'src' / 'cobra_bringup'  # holds config/ like the installed share
 
 
@@ -44,10 +48,15 @@ def _module(name: str, **members) -> types.ModuleType:
 
 
 @pytest.fixture
-def launch_file(ros_env, tmp_path, monkeypatch) -> types.ModuleType:
-    """The launch file, imported against stand-ins; relative bag paths land in tmp_path."""
+def launch_file(request, ros_env, tmp_path, monkeypatch) -> types.ModuleType:
+    """The launch file (sidewind, or the one a test names by indirect parametrization), imported
+    against stand-ins; relative bag paths land in tmp_path."""
+    path = LAUNCH_DIR / getattr(request, 'param', 'sidewind.launch.py')
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv('COBRA_URDF', str(REPO_ROOT / 'src' / 'cobra_description' / 'urdf' / 'cobra.urdf'))
+    if path.name == 'lts.launch.py':  # $COBRA_URDF would replace the T-Snake's URDF too
+        monkeypatch.delenv('COBRA_URDF', raising=False)
+    else:
+        monkeypatch.setenv('COBRA_URDF', str(REPO_ROOT / 'src' / 'cobra_description' / 'urdf' / 'cobra.urdf'))
     stand_ins = {
         'launch': _module('launch', LaunchDescription=Recorded),
         'launch.actions': _module('launch.actions', DeclareLaunchArgument=type('DeclareLaunchArgument', (Recorded,), {}),
@@ -62,7 +71,7 @@ def launch_file(ros_env, tmp_path, monkeypatch) -> types.ModuleType:
     }
     for name, module in stand_ins.items():
         monkeypatch.setitem(sys.modules, name, module)
-    spec = importlib.util.spec_from_file_location('sidewind_launch', LAUNCH_FILE)
+    spec = importlib.util.spec_from_file_location(path.name.removesuffix('.launch.py') + '_launch', path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -70,15 +79,17 @@ def launch_file(ros_env, tmp_path, monkeypatch) -> types.ModuleType:
 
 def _setup(launch_file: types.ModuleType, **configurations: str) -> list[Recorded]:
     """launch_setup as ros2 launch runs it: DeclareLaunchArgument has filled in the defaults."""
-    values = {a.name: a.default for a in LAUNCH_ARGUMENTS} | configurations
+    values = {a.name: a.default for a in launch_arguments(launch_file.LAUNCH_FILE)} | configurations
     return launch_file.launch_setup(types.SimpleNamespace(launch_configurations=values, is_shutdown=False))
 
 
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES, indirect=True)
 def test_every_argument_is_declared_with_default_and_no_case_sensitive_choices(launch_file):
     entities = launch_file.generate_launch_description().args[0]
     declared = [e for e in entities if type(e).__name__ == 'DeclareLaunchArgument']
     assert [(d.args[0], d.kwargs['default_value']) for d in declared] == \
-        [(a.name, a.default) for a in LAUNCH_ARGUMENTS]
+        [(a.name, a.default) for a in launch_arguments(launch_file.LAUNCH_FILE)]
+    assert all(d.kwargs['description'] for d in declared)
     assert all('choices' not in d.kwargs for d in declared)  # launch would refuse use_sim:=True
     assert '(true | false, any case)' in declared[0].kwargs['description']
 
@@ -149,3 +160,52 @@ def test_a_finished_simulation_ends_the_launch_normally(launch_file):
 def test_a_node_failure_raises_so_ros2_launch_exits_non_zero(launch_file, spec, code, shutting_down, message):
     with pytest.raises(RuntimeError, match=message.replace('(', r'\(').replace(')', r'\)')):
         _exit(launch_file, spec, code, shutting_down)
+
+
+def test_each_launch_file_has_its_own_defaults():
+    defaults = {name: {a.name: a.default for a in launch_arguments(name)} for name in LAUNCH_FILES}
+    assert {k: defaults['sidewind.launch.py'][k] for k in ('robot', 'gait', 'use_sim', 'slope_deg')} == \
+        {'robot': 'cobra', 'gait': 'gait1', 'use_sim': 'false', 'slope_deg': '0.0'}
+    assert {k: defaults['lts.launch.py'][k] for k in ('robot', 'gait', 'lts_preset', 'use_sim', 'slope_deg')} == \
+        {'robot': 'tsnake', 'gait': 'lts', 'lts_preset': 'rolling', 'use_sim': 'true', 'slope_deg': '0.0'}
+    assert {k: defaults['tumble.launch.py'][k] for k in ('robot', 'gait', 'use_sim', 'slope_deg')} == \
+        {'robot': 'cobra', 'gait': 'tumble', 'use_sim': 'true', 'slope_deg': '24.0'}
+
+
+@pytest.mark.parametrize('launch_file', ['lts.launch.py'], indirect=True)
+def test_lts_launch_runs_the_tsnake_gait_and_sim_from_its_urdf(launch_file):
+    actions = _setup(launch_file, bag_path='bag', lts_preset='Twisting')
+    nodes = {n.kwargs['name']: n.kwargs for n in actions if type(n).__name__ == 'Node'}
+    expected = node_set(parse_arguments(['bag_path:=bag', 'lts_preset:=twisting'], 'lts.launch.py'),
+                        BRINGUP_SHARE / 'config', 'lts.launch.py')
+    assert list(nodes) == [spec.name for spec in expected] == ['logger', 'gait_node', 'sim_node']
+    gait, sim = nodes['gait_node']['parameters'][-1], nodes['sim_node']['parameters'][-1]
+    assert (gait['gait'], gait['lts_preset']) == ('lts', 'twisting')
+    assert gait['urdf_path'] == sim['urdf_path'] and Path(gait['urdf_path']).name == 'tsnake.urdf'
+    assert sim['slope_deg'] == 0.0
+
+
+@pytest.mark.parametrize('launch_file', ['tumble.launch.py'], indirect=True)
+def test_tumble_launch_runs_the_cobra_tumble_gait_on_a_24_degree_slope(launch_file):
+    actions = _setup(launch_file, record='false')
+    nodes = {n.kwargs['name']: n.kwargs for n in actions if type(n).__name__ == 'Node'}
+    assert list(nodes) == ['gait_node', 'sim_node']
+    assert nodes['gait_node']['parameters'][-1]['gait'] == 'tumble'
+    assert nodes['sim_node']['parameters'][-1]['slope_deg'] == 24.0
+    assert 'urdf_path' not in nodes['sim_node']['parameters'][-1]  # COBRA: the installed default
+
+
+@pytest.mark.parametrize('launch_file, configurations, message', [
+    ('lts.launch.py', {'use_sim': 'false'}, 'error: robot:=tsnake runs in simulation only'),
+    ('lts.launch.py', {'lts_preset': 'spiral'}, 'error: lts_preset:=spiral is not one of conventional'),
+    ('lts.launch.py', {'gait': 'gait1'}, 'error: gait:=gait1 is a COBRA sidewinding preset'),
+    ('tumble.launch.py', {'robot': 'tsnake'}, 'error: gait:=tumble is the COBRA tumbling latch'),
+    ('tumble.launch.py', {'slope_deg': '90'}, 'error: sim_node: slope_deg:=90.0 is not a slope'),
+    ('sidewind.launch.py', {'use_sim': 'true', 'gait': 'lts'}, 'COBRA has no twist joints: use robot:=tsnake'),
+], indirect=['launch_file'])
+def test_bad_robot_gait_and_slope_exit_2_before_any_node_action_exists(launch_file, capsys, configurations,
+                                                                        message):
+    with pytest.raises(SystemExit) as exit_:
+        _setup(launch_file, **configurations)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """The node set of each bringup mode, defined once for the launch file and the pip-mode runner.
 
-`launch_arguments` lists every argument with its default and description; `parse_arguments`
+`launch_arguments(launch_file)` lists every argument with that launch file's default and its
+description (sidewind, lts and tumble differ in defaults only); `parse_arguments`
 turns `name:=value` words into checked values (`check_arguments` does the same for the launch
 file's configurations, so both front ends accept and refuse the same input); `node_set` says
 which nodes run, with which parameter files and overrides. No ROS imports: both front ends
@@ -12,16 +13,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_gaits.presets import CSV_GAIT, available_gaits, load_gait_parameters
+from cobra_description.robot_model import (DEFAULT_ROBOT, URDF_PATH_ENV, RobotModelError, default_urdf_path,
+                                          load_robot_model)
+from cobra_gaits.gait_source import has_twist_joints
+from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
+from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, available_gaits, load_gait_parameters
 from cobra_gaits.sidewinding import DIRECTIONS, GaitError
 from cobra_gaits.trajectory_csv import read_trajectory_csv
 from cobra_sim.terrain import TERRAINS as TERRAIN_MODELS
 
-LAUNCH_FILES = ('sidewind.launch.py',)
+LAUNCH_FILES = ('sidewind.launch.py', 'lts.launch.py', 'tumble.launch.py')
+ROBOTS = ('cobra', 'tsnake')  # urdf/<robot>.urdf; DEFAULT_ROBOT is what a node loads without urdf_path
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
 TERRAINS = tuple(sorted(TERRAIN_MODELS))
 PEER_WAIT_S = 15.0  # the simulation holds t = 0 until the gait (and the logger) joined, at most this long
@@ -43,13 +48,20 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument('use_sim', 'false', 'true: MuJoCo simulation (sim_node); false: real robot '
                    '(cobra_driver + cobra_odometry)', ('true', 'false')),
     LaunchArgument('record', 'true', 'record a rosbag2 (MCAP) with cobra_logger', ('true', 'false')),
+    LaunchArgument('robot', DEFAULT_ROBOT, 'robot model (urdf/<robot>.urdf) of the gait and the sim: '
+                   'cobra (11 pitch/yaw joints) or tsnake (6 dorsal/twist/lateral modules, '
+                   'simulation only)', ROBOTS),
     LaunchArgument('gait', 'gait1', 'gait preset from config/gait.yaml (gait1 = 0.4 Hz, '
-                   'gait2 = 0.3 Hz) or csv (replay csv_file)'),
+                   'gait2 = 0.3 Hz; COBRA), csv (replay csv_file), lts (LTS twist gait lts_preset; '
+                   'robot:=tsnake) or tumble (tumbling latch; robot:=cobra)'),
+    LaunchArgument('lts_preset', 'rolling', 'LTS gait for gait:=lts (seed 002)', LTS_PRESET_NAMES),
     LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
     LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
     LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true)', TERRAINS),
     LaunchArgument('terrain_file', '', 'simulation: terrain parameter YAML (one per soil, e.g. '
                    'config/soil/loose_sand.yaml, Chrono SCM names); empty = the terrain\'s default'),
+    LaunchArgument('slope_deg', '0.0', 'simulation: tilt of the rigid ground [deg], descending along '
+                   '+x (where the head points at start); 0 <= slope_deg < 90, terrain:=rigid only'),
     LaunchArgument('duration', '0.0', 'simulation: stop after this many sim seconds; 0 = until Ctrl-C'),
     LaunchArgument('real_time_factor', '1.0', 'simulation: sim seconds per wall second; '
                    '0 = as fast as possible'),
@@ -66,6 +78,20 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    ('debug', 'info', 'warn', 'error', 'fatal')),
 )
 ARGUMENTS_BY_NAME = {argument.name: argument for argument in LAUNCH_ARGUMENTS}
+# what each launch file changes of the defaults above (sidewind.launch.py: none)
+LAUNCH_DEFAULTS: dict[str, dict[str, str]] = {
+    'lts.launch.py': {'robot': 'tsnake', 'gait': LTS_GAIT, 'lts_preset': 'rolling', 'use_sim': 'true'},
+    'tumble.launch.py': {'robot': 'cobra', 'gait': TUMBLE_GAIT, 'slope_deg': '24.0', 'use_sim': 'true'},
+}
+
+
+def launch_arguments(launch_file: str = LAUNCH_FILES[0]) -> tuple[LaunchArgument, ...]:
+    """The arguments of one launch file: LAUNCH_ARGUMENTS with that file's defaults."""
+    if launch_file not in LAUNCH_FILES:
+        raise BringupError(f"unknown launch file '{launch_file}': choose one of {', '.join(LAUNCH_FILES)}")
+    defaults = LAUNCH_DEFAULTS.get(launch_file, {})
+    return tuple(replace(argument, default=defaults.get(argument.name, argument.default))
+                 for argument in LAUNCH_ARGUMENTS)
 
 
 @dataclass(frozen=True)
@@ -101,10 +127,11 @@ def check_argument_names(names: Iterable[str]) -> None:
         raise BringupError(f"unknown launch argument '{unknown[0]}'; known: {', '.join(ARGUMENTS_BY_NAME)}")
 
 
-def check_arguments(values: dict[str, str]) -> dict[str, str]:
-    """All arguments, defaults filled in, choices matched case-insensitively and lowercased."""
+def check_arguments(values: dict[str, str], launch_file: str = LAUNCH_FILES[0]) -> dict[str, str]:
+    """All arguments, the launch file's defaults filled in, choices matched case-insensitively
+    and lowercased."""
     check_argument_names(values)
-    checked = {argument.name: argument.default for argument in LAUNCH_ARGUMENTS}
+    checked = {argument.name: argument.default for argument in launch_arguments(launch_file)}
     checked.update(values)
     for name, value in checked.items():
         choices = ARGUMENTS_BY_NAME[name].choices
@@ -115,8 +142,9 @@ def check_arguments(values: dict[str, str]) -> dict[str, str]:
     return checked
 
 
-def parse_arguments(words: Iterable[str]) -> dict[str, str]:
-    """`name:=value` words -> all arguments with defaults filled in; rejects unknown names."""
+def parse_arguments(words: Iterable[str], launch_file: str = LAUNCH_FILES[0]) -> dict[str, str]:
+    """`name:=value` words -> all arguments with the launch file's defaults filled in; rejects
+    unknown names."""
     values: dict[str, str] = {}
     for word in words:
         name, separator, value = word.partition(':=')
@@ -125,12 +153,45 @@ def parse_arguments(words: Iterable[str]) -> dict[str, str]:
                                f"e.g. use_sim:=true")
         check_argument_names([name])
         values[name] = value
-    return check_arguments(values)
+    return check_arguments(values, launch_file)
 
 
 def default_bag_path(launch_file: str) -> Path:
     stem = launch_file.removesuffix('.launch.py')
     return Path('bags') / f"{stem}_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
+
+
+def robot_urdf_path(robot: str) -> Path:
+    """The absolute URDF path of `robot` (cobra_description's installed copy); BringupError when
+    $COBRA_URDF points at another robot's URDF (it overrides the installed one for every robot)."""
+    path = default_urdf_path(robot).resolve()
+    try:
+        twists = has_twist_joints(load_robot_model(path).gait_joints())
+    except RobotModelError as error:
+        raise BringupError(' '.join(str(error).split())) from None
+    if twists != (robot == 'tsnake'):
+        raise BringupError(f'robot:={robot} but {path} is {"the T-Snake" if twists else "COBRA"}: '
+                           f'${URDF_PATH_ENV} overrides the URDF of every robot; unset it')
+    return path
+
+
+def check_robot_and_gait(robot: str, gait: str, use_sim: bool, slope_deg: float) -> None:
+    """Combinations no node could run: the T-Snake has no hardware driver and no sidewinding
+    presets, COBRA has no twist joints, the tumbling latch is COBRA's, a slope is simulated."""
+    if robot == 'tsnake' and not use_sim:
+        raise BringupError('robot:=tsnake runs in simulation only (there is no T-Snake hardware driver): '
+                           'add use_sim:=true')
+    if gait == LTS_GAIT and robot != 'tsnake':
+        raise BringupError('gait:=lts is a twist gait and COBRA has no twist joints: use robot:=tsnake '
+                           '(or lts.launch.py)')
+    if gait == TUMBLE_GAIT and robot != 'cobra':
+        raise BringupError('gait:=tumble is the COBRA tumbling latch: use robot:=cobra '
+                           '(or tumble.launch.py)')
+    if robot == 'tsnake' and gait not in (LTS_GAIT, CSV_GAIT):
+        raise BringupError(f'gait:={gait} is a COBRA sidewinding preset (pitch/yaw joints); the T-Snake '
+                           'has dorsal/twist/lateral joints: use gait:=lts lts_preset:=conventional')
+    if slope_deg != 0.0 and not use_sim:
+        raise BringupError(f'slope_deg:={slope_deg:g} tilts the simulated ground: it needs use_sim:=true')
 
 
 def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAUNCH_FILES[0]) -> list[NodeSpec]:
@@ -139,6 +200,8 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
     record = _boolean('record', arguments['record'])
     duration = _number('duration', arguments['duration'])
     real_time_factor = _number('real_time_factor', arguments['real_time_factor'])
+    slope_deg = _number('slope_deg', arguments['slope_deg'])
+    robot, gait = arguments['robot'], arguments['gait']
     extra = (Path(arguments['params_file']),) if arguments['params_file'] else ()
     for path in extra:
         if not path.is_file():
@@ -151,36 +214,44 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         return (path, *extra)
 
     # the first command waits for its consumers: the sim or the driver, and the logger when recording
-    gait_parameters: dict[str, object] = {'gait': arguments['gait'], 'direction': arguments['direction'],
+    gait_parameters: dict[str, object] = {'gait': gait, 'direction': arguments['direction'],
                                           'use_sim_time': use_sim, 'command_subscribers': 1 + record}
     try:
         gaits = available_gaits(load_gait_parameters(*files('gait.yaml')))
-        if arguments['gait'] not in gaits:
-            raise BringupError(f"unknown gait '{arguments['gait']}': choose one of {', '.join(gaits)}")
-        if arguments['gait'] == CSV_GAIT:
+        if gait not in gaits:
+            raise BringupError(f"unknown gait '{gait}': choose one of {', '.join(gaits)}")
+        check_robot_and_gait(robot, gait, use_sim, slope_deg)
+        # a robot other than the nodes' default gets its URDF by path (a params_file's
+        # urdf_path stays in force for the default robot)
+        urdf = {'urdf_path': str(robot_urdf_path(robot))} if robot != DEFAULT_ROBOT else {}
+        if gait == LTS_GAIT:
+            gait_parameters['lts_preset'] = arguments['lts_preset']
+        if gait == CSV_GAIT:
             if not arguments['csv_file']:
                 raise BringupError('gait:=csv needs csv_file:=<trajectory CSV>')
             csv_path = Path(arguments['csv_file']).resolve()
-            read_trajectory_csv(csv_path, [j.name for j in load_robot_model().gait_joints()])
+            read_trajectory_csv(csv_path, [j.name for j in load_robot_model(urdf.get('urdf_path')).gait_joints()])
             gait_parameters['csv_file'] = str(csv_path)
     except (GaitError, RobotModelError) as error:
         raise BringupError(' '.join(str(error).split())) from error  # one line, as every error here
+    gait_parameters.update(urdf)
 
     frame_prefix = {'frame_prefix': arguments['frame_prefix']} if arguments['frame_prefix'] else {}
     terrain_file = {'terrain_file': str(Path(arguments['terrain_file']).resolve())} \
         if arguments['terrain_file'] else {}
     nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters,
-                      arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file'})]
+                      arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file',
+                                 'lts_preset': 'lts_preset', 'urdf_path': 'robot'})]
     if use_sim:
         nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
             'terrain': arguments['terrain'], 'duration_s': duration,
             'real_time_factor': real_time_factor, 'use_sim_time': True, 'lockstep': arguments['lockstep'],
             'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True,
-            **frame_prefix, **terrain_file},
+            'slope_deg': slope_deg, **frame_prefix, **terrain_file, **urdf},
             ends_run=duration > 0,
             arguments={'terrain': 'terrain', 'duration_s': 'duration', 'real_time_factor': 'real_time_factor',
                        'lockstep': 'lockstep', 'frame_prefix': 'frame_prefix',
-                       'terrain_file': 'terrain_file'}))
+                       'terrain_file': 'terrain_file', 'slope_deg': 'slope_deg', 'urdf_path': 'robot'}))
     else:
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml'),

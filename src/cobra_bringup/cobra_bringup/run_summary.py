@@ -8,6 +8,11 @@ Loss: each rate topic must hold at least rate x span messages, the span being th
 (header stamp) span of all rate topics together, less LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION
 for the messages at the two ends; fewer is a LOSS problem naming the topic.
 
+Robot: given the robot's name and gait joint names (from the URDF the run used: COBRA's
+joint_1 .. joint_11 or the T-Snake's m{i}_dorsal/twist/lateral), a joint_commands or joint_states
+message naming joints the robot does not have, or joint_states missing one of them, is a PROBLEM
+(the sim or driver rejects such commands whole, so the robot would lie still).
+
 Problems (`RunSummary.problems`, also printed as LOSS / PROBLEM lines) are what a caller such as
 the runner turns into a failing exit code.
 """
@@ -16,8 +21,8 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +44,7 @@ HARDWARE_TOPIC_RATES_HZ: dict[str, float] = {
 LOSS_SLACK_MESSAGES = 2  # a message at either end of the span may fall outside the recording
 LOSS_SLACK_FRACTION = 0.001
 MIN_HEAD_EXCURSION_M = 1e-3  # a head that never got this far from its start did not move
+JOINT_TOPICS = ('joint_commands', 'joint_states')  # their joint names must be the robot's
 
 
 class RunSummaryError(ValueError):
@@ -72,6 +78,8 @@ class RunSummary:
     stamp_span_s: float = 0.0  # sim-time span of the rate topics' header stamps
     topic_counts: tuple[TopicCount, ...] = ()
     problems: tuple[str, ...] = ()  # empty when the run looks right
+    robot: str = ''  # the URDF's robot name, when the caller gave it
+    joint_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # first message's, per joint topic
 
 
 def _ends_with(topic: str, name: str) -> bool:
@@ -95,6 +103,7 @@ class BagContents:
     xy_m: np.ndarray
     real_time_factors: list[float]
     stamps_s: dict[str, np.ndarray]  # header stamps per rate topic name (key of the rates table)
+    joint_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # first message's, per JOINT_TOPICS
 
 
 def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATES_HZ)) -> BagContents:
@@ -109,11 +118,18 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
         rate_names = {c.id: name for c in reader.connections for name in rate_topics
                       if _ends_with(c.topic, name)}
         wanted = head_connections + diagnostics + [c for c in reader.connections if c.id in rate_names]
+        joint_topics = {c.id: name for c in reader.connections for name in JOINT_TOPICS
+                        if _ends_with(c.topic, name)}
+        wanted += [c for c in reader.connections if c.id in joint_topics]
         times, points, real_time_factors = [], [], []
         stamps: dict[str, list[float]] = {name: [] for name in rate_topics}
+        joint_names: dict[str, tuple[str, ...]] = {}
         for connection, _, raw in reader.messages(connections=list({c.id: c for c in wanted}.values())):
             if connection.id in rate_names:
                 stamps[rate_names[connection.id]].append(_header_stamp_s(raw))
+            if connection.id in joint_topics and joint_topics[connection.id] not in joint_names:
+                names = reader.deserialize(raw, connection.msgtype).name
+                joint_names[joint_topics[connection.id]] = tuple(names)
             if connection in diagnostics:
                 message = reader.deserialize(raw, connection.msgtype)
                 real_time_factors += [float(v.value) for status in message.status
@@ -125,7 +141,7 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
     if not times:
         raise RunSummaryError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
     return BagContents(head_connections[0].topic, np.array(times), np.array(points), real_time_factors,
-                       {name: np.array(values) for name, values in stamps.items()})
+                       {name: np.array(values) for name, values in stamps.items()}, joint_names)
 
 
 def count_topics(stamps_s: Mapping[str, np.ndarray],
@@ -158,10 +174,28 @@ def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount
     return problems
 
 
+def robot_problems(joint_names: Mapping[str, Sequence[str]], robot: str,
+                   robot_joints: Sequence[str]) -> list[str]:
+    """Joint names in the bag that are not the robot's (or robot joints joint_states lacks)."""
+    problems = []
+    for topic, names in joint_names.items():
+        foreign = [name for name in names if name not in robot_joints]
+        if foreign:
+            problems.append(f'PROBLEM {topic} names joints {robot} does not have: {foreign[:3]}'
+                            f"{' ...' if len(foreign) > 3 else ''} (did every node load the same URDF? "
+                            f'robot:={robot} sets it for the gait and the sim)')
+    missing = [name for name in robot_joints if name not in joint_names.get('joint_states', robot_joints)]
+    if missing:
+        problems.append(f'PROBLEM joint_states lacks {len(missing)} joints of {robot}: {missing[:3]}')
+    return problems
+
+
 def summarize(bag_path: Path, gait_frequency_hz: float | None,
               ramp_duration_s: float = DEFAULT_RAMP_DURATION_S,
-              rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ) -> RunSummary:
-    """Summary and problems of a recorded run (RunSummaryError when it has no head track)."""
+              rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ, robot: str = '',
+              robot_joints: Sequence[str] | None = None) -> RunSummary:
+    """Summary and problems of a recorded run (RunSummaryError when it has no head track);
+    with `robot_joints` (the robot's gait joint names) the joint topics are checked against them."""
     contents = read_bag(bag_path, tuple(rates_hz))
     times, xy = contents.times_s, contents.xy_m
     duration = float(times[-1] - times[0])
@@ -176,7 +210,10 @@ def summarize(bag_path: Path, gait_frequency_hz: float | None,
                       steady_lateral / cycles if cycles > 0 else None,
                       float(np.mean(rtf)) if rtf else None,
                       ramp_duration_s, cycles, span_s, counts,
-                      tuple(find_problems(contents, span_s, counts)))
+                      tuple(find_problems(contents, span_s, counts) + (
+                          robot_problems(contents.joint_names, robot, robot_joints)
+                          if robot_joints is not None else [])),
+                      robot, contents.joint_names)
 
 
 def format_summary(summary: RunSummary) -> str:
@@ -184,8 +221,11 @@ def format_summary(summary: RunSummary) -> str:
                  f'the {summary.ramp_duration_s:g} s ramp)' if summary.displacement_per_cycle_m
                  is not None else 'n/a')
     rtf = f'{summary.real_time_factor:.2f}' if summary.real_time_factor is not None else 'n/a'
+    commanded = summary.joint_names.get('joint_commands', ())
     lines = [
         'run summary',
+        *([f"  robot                 {summary.robot}: {len(commanded)} joints commanded"
+           + (f' ({commanded[0]} .. {commanded[-1]})' if commanded else '')] if summary.robot else []),
         f'  head track            {summary.source_topic}, {summary.duration_s:.2f} s',
         f'  distance (net)        {summary.distance_m:.3f} m',
         f'  lateral displacement  {summary.lateral_displacement_m:+.3f} m',

@@ -1,4 +1,5 @@
-"""Pip-mode launcher: `run sidewind.launch.py use_sim:=true gait:=gait2`.
+"""Pip-mode launcher: `run sidewind.launch.py use_sim:=true gait:=gait2` (or lts.launch.py,
+tumble.launch.py; `python -m cobra_bringup.runner ...` is the same).
 
 Where ROS 2 comes from PyPI there is no `ros2 launch`. This runner reads the same arguments,
 takes the node set from `node_set` (as the launch file does), starts each node as its own
@@ -8,6 +9,7 @@ forwards SIGINT/SIGTERM, and stops everything when a node dies, exiting non-zero
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -18,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from cobra_common.ros_domain import DomainClaim, claim_domain_id
-from cobra_gaits.presets import CSV_GAIT
+from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT
 
-from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, LAUNCH_FILES, BringupError, NodeSpec,
-                                    node_set, parse_arguments)
+from cobra_bringup.node_set import (LAUNCH_DEFAULTS, LAUNCH_FILES, BringupError, NodeSpec,
+                                    launch_arguments, node_set, parse_arguments)
 from cobra_bringup.prestart import format_parameter, node_ros_arguments, validate_node_set
 
 __all__ = ['format_parameter', 'main', 'Runner']
@@ -215,11 +217,13 @@ def rates_from(values_by_node: dict[str, dict[str, Any]], simulated: bool) -> di
 def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], simulated: bool) -> int:
     """Print the run summary; EXIT_NODE_FAILED when the bag shows the run went wrong."""
     from cobra_bringup.run_summary import format_summary, summarize
+    from cobra_description.robot_model import load_robot_model
     gait = values_by_node.get('gait_node', {})
-    frequency = gait.get('frequency_hz') if gait.get('gait') != CSV_GAIT else None
     try:
-        summary = summarize(bag_path, frequency or None, gait.get('ramp_duration_s', 2.0),
-                            rates_from(values_by_node, simulated))
+        model = load_robot_model(gait.get('urdf_path') or None)  # the URDF the gait node ran with
+        summary = summarize(bag_path, gait_cycle_frequency_hz(gait), gait.get('ramp_duration_s', 2.0),
+                            rates_from(values_by_node, simulated), robot=model.name,
+                            robot_joints=[joint.name for joint in model.gait_joints()])
     except (ValueError, OSError) as error:
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
         return 0
@@ -232,12 +236,27 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
     return 0
 
 
-def usage() -> str:
-    lines = [f'usage: run {{{",".join(LAUNCH_FILES)}}} [name:=value ...]', '', 'arguments:']
-    for argument in LAUNCH_ARGUMENTS:
+def gait_cycle_frequency_hz(gait: dict[str, Any]) -> float | None:
+    """Gait cycles per second for the summary's per-cycle figure: the sidewinding wave's, the LTS
+    backbone wave's (omega_t / 2 pi); none for a CSV, the tumbling latch or a wave that stands."""
+    name = gait.get('gait')
+    if name in (CSV_GAIT, TUMBLE_GAIT):
+        return None
+    if name == LTS_GAIT:
+        return abs(gait.get('lts_omega_t_rad_s', 0.0)) / (2.0 * math.pi) or None
+    return gait.get('frequency_hz') or None
+
+
+def usage(launch_file: str = LAUNCH_FILES[0]) -> str:
+    """Every argument with its default; the defaults of `launch_file` (the others differ only there)."""
+    lines = [f'usage: run {{{",".join(LAUNCH_FILES)}}} [name:=value ...]', '',
+             f'arguments (defaults of {launch_file}):']
+    for argument in launch_arguments(launch_file):
         choices = f" ({' | '.join(argument.choices)})" if argument.choices else ''
         lines.append(f'  {argument.name}:={argument.default or "<empty>"}{choices}\n      {argument.description}')
-    return '\n'.join(lines)
+    other = [f'{name}: ' + ', '.join(f'{key}:={value}' for key, value in defaults.items())
+             for name, defaults in LAUNCH_DEFAULTS.items() if name != launch_file]
+    return '\n'.join(lines + ['', 'other launch files change these defaults:', *(f'  {o}' for o in other)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,11 +265,14 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if words else EXIT_BAD_ARGUMENTS
     launch_file, *arguments = words
+    if Path(launch_file).name in LAUNCH_FILES and set(arguments) & {'-h', '--help'}:
+        print(usage(Path(launch_file).name))
+        return 0
     claim = None
     try:
         if Path(launch_file).name not in LAUNCH_FILES:
             raise BringupError(f"unknown launch file '{launch_file}': choose one of {', '.join(LAUNCH_FILES)}")
-        values = parse_arguments(arguments)
+        values = parse_arguments(arguments, Path(launch_file).name)
         specs = node_set(values, config_directory(), Path(launch_file).name)
         simulated = any(spec.package == 'cobra_sim' for spec in specs)
         environment, claim = simulation_environment() if simulated else (None, None)

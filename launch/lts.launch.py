@@ -1,0 +1,1 @@
+sidewind.launch.py
