@@ -31,8 +31,9 @@ def _odometry(t_s: float, x: float, y: float) -> object:
     return T['nav_msgs/msg/Odometry'](_header(t_s, 'odom'), 'base_link', pose, twist)
 
 
-def _joint_state(t_s: float) -> object:
-    return T['sensor_msgs/msg/JointState'](_header(t_s, ''), ['joint_1'], np.zeros(1), np.zeros(0), np.zeros(0))
+def _joint_state(t_s: float, names: tuple[str, ...] = ('joint_1',)) -> object:
+    return T['sensor_msgs/msg/JointState'](_header(t_s, ''), list(names), np.zeros(len(names)), np.zeros(0),
+                                           np.zeros(0))
 
 
 def _imu(t_s: float) -> object:
@@ -49,9 +50,10 @@ MAKERS = {'joint_states': ('sensor_msgs/msg/JointState', _joint_state),
 
 def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
               rates_hz: dict[str, float] | None = None, namespace: str = '',
-              stamp: Callable[[float], float] = lambda t: t, head_x_m_s: float = 0.01) -> Path:
+              stamp: Callable[[float], float] = lambda t: t, head_x_m_s: float = 0.01,
+              joint_names: dict[str, tuple[str, ...]] | None = None) -> Path:
     """A sim-like bag: each topic at its rate over DURATION_S, the head at (head_x_m_s t, head_y(t)),
-    stamped stamp(t) while logged at t."""
+    stamped stamp(t) while logged at t; joint topics name `joint_names[topic]` (default joint_1)."""
     rates_hz = {**SIM_TOPIC_RATES_HZ, **(rates_hz or {})}
     messages = []
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
@@ -65,7 +67,8 @@ def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
             connection = writer.add_connection(f'{namespace}/{topic}', msgtype, typestore=TYPESTORE)
             for index in range(1, int(round(DURATION_S * rate)) + 1):
                 t = index / rate
-                message = make(t) if topic not in MAKERS else make(stamp(t))
+                message = make(t) if topic not in MAKERS else (
+                    make(stamp(t), joint_names[topic]) if topic in (joint_names or {}) else make(stamp(t)))
                 messages.append((int(round(t * 1e9)), connection,
                                  bytes(TYPESTORE.serialize_cdr(message, msgtype))))
         for timestamp, connection, data in sorted(messages, key=lambda m: m[0]):
@@ -142,3 +145,23 @@ def test_all_stamps_zero_and_no_motion_are_reported_loudly(tmp_path):
     assert [p.split(':')[0] for p in summary.problems] == [
         'PROBLEM every message is stamped 0', 'PROBLEM the head did not move']
     assert 'sim time never advanced' in format_summary(summary)
+
+
+TSNAKE_JOINTS = tuple(f'm{i}_{kind}' for i in range(1, 7) for kind in ('dorsal', 'twist', 'lateral'))
+
+
+def test_robot_joints_in_the_bag_are_named_in_the_summary(tmp_path):
+    bag = write_bag(tmp_path / 'bag', joint_names=dict.fromkeys(('joint_commands', 'joint_states'), TSNAKE_JOINTS))
+    summary = summarize(bag, gait_frequency_hz=0.08, robot='tsnake', robot_joints=TSNAKE_JOINTS)
+    assert summary.problems == ()
+    assert 'robot                 tsnake: 18 joints commanded (m1_dorsal .. m6_lateral)' in format_summary(summary)
+
+
+def test_commands_for_another_robot_are_a_problem(tmp_path):
+    """COBRA's names sent to the T-Snake sim: rejected whole, the robot lies still."""
+    bag = write_bag(tmp_path / 'bag', joint_names={'joint_commands': ('joint_1', 'joint_2'),
+                                                   'joint_states': TSNAKE_JOINTS})
+    summary = summarize(bag, gait_frequency_hz=None, robot='tsnake', robot_joints=TSNAKE_JOINTS)
+    assert summary.problems == ("PROBLEM joint_commands names joints tsnake does not have: ['joint_1', "
+                                "'joint_2'] (did every node load the same URDF? robot:=tsnake sets it for "
+                                'the gait and the sim)',)
