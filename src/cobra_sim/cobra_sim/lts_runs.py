@@ -20,8 +20,11 @@ Measures (all on the run after the ramp):
   horizontal plane, signed tail -> head; the yaw rate is the least-squares slope of the unwrapped
   yaw over whole gait periods (`gait_period_s`), because the shape, and with it the axis, wobbles
   within a period.
-* traversal: distance of the centre of mass from where the gait started, in the ground plane;
-  the traversal time is when it first reaches the track length (§IV-D: 2 m).
+* traversal (§IV-D: arrival time on a 2 m track): the track runs along world y, perpendicular to
+  the body's axis at the start (the robot lies along x, head at +x) and so along the sidewinding
+  direction; on the slope world (descending along +x) that is along the contour line, so sliding
+  downhill is not progress. Progress = |y displacement| of the centre of mass since the gait
+  started; the traversal time is when it first reaches the track length.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ from cobra_description.robot_model import default_urdf_path, load_robot_model
 from cobra_gaits.lts import LinearTwistParams, LtsGait, LtsJointGenerator, RollingVectorParams
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams
 from cobra_sim.mjcf import ServoParams
-from cobra_sim.terrain import RigidGround, TerrainModel
+from cobra_sim.terrain import TerrainConfigError, make_terrain
 
 TWIST_SUFFIX = '_twist'
 RAMP_DURATION_S = 1.0  # chosen: straight pose -> the gait's t = 0 pose, slower than any servo limit
 SETTLE_DURATION_S = 0.5  # chosen: the T-Snake comes to rest on rigid ground well within this
+TRACK_DIRECTION = np.array([0.0, 1.0, 0.0])  # world y: across the body at the start, level on the slope
 MAX_GAIT_PERIOD_S = 1000.0  # longer than this (incommensurate rates) counts as no period
 
 
@@ -113,6 +117,11 @@ def ground_plane_distance_m(displacement_m: np.ndarray, slope_deg: float = 0.0) 
     return np.linalg.norm(in_plane, axis=-1)
 
 
+def track_progress_m(displacement_m: np.ndarray, track_direction: np.ndarray = TRACK_DIRECTION) -> np.ndarray:
+    """|d . u|: how far displacements [.., 3] got along a straight track of unit direction u."""
+    return np.abs(np.asarray(displacement_m, dtype=float) @ np.asarray(track_direction, dtype=float))
+
+
 def traversal_time_s(times_s: np.ndarray, distance_m: np.ndarray, track_length_m: float) -> float | None:
     """First time the distance reaches `track_length_m` (linear between samples), None if never."""
     distance = np.asarray(distance_m, dtype=float)
@@ -148,6 +157,15 @@ def dominant_period_s(times_s: np.ndarray, signal: np.ndarray) -> float:
         offset = 0.0
     frequency_hz = (k + offset) / (padded * step)
     return math.inf if frequency_hz <= 0.0 else 1.0 / frequency_hz
+
+
+def lateral_angle_periods_s(gait: LtsGait) -> np.ndarray:
+    """[n] period 2 pi / |omega_r| of the rigid piece behind each module (k = 1..n): with
+    omega_t = 0 the module's lateral axis e_a turns with that piece's twist, so its lateral angle
+    repeats at that period (our method; inf where the piece does not roll). §IV-A's "periodic"."""
+    rates = np.abs(gait.twist.rolling_speed_rad_s(gait.geometry.piece_centres_m[1:]))
+    with np.errstate(divide='ignore'):
+        return np.where(rates > 1e-12, 2.0 * math.pi / rates, math.inf)
 
 
 def gait_period_s(gait: LtsGait) -> float | None:
@@ -199,14 +217,14 @@ class RunConfig:
     """One engine-driven run of a gait on the T-Snake (times in sim seconds)."""
 
     duration_s: float
-    slope_deg: float = 0.0  # rigid ground tilted to descend along +x (needs RigidGround(slope_deg))
+    slope_deg: float = 0.0  # rigid ground tilted to descend along +x; the robot starts head downhill
     timestep_s: float = 0.001
     control_period_s: float = 0.002
     servo: ServoParams = field(default_factory=ServoParams)  # the sim's default servo (chosen)
     ramp_duration_s: float = RAMP_DURATION_S
     settle_duration_s: float = SETTLE_DURATION_S
     record_period_s: float = 0.02  # link positions and COM sampled this often
-    stop_distance_m: float | None = None  # end early once the COM has moved this far in the plane
+    stop_distance_m: float | None = None  # end early once the COM's track progress reaches this
     urdf_path: Path | None = None  # None: the installed/source urdf/tsnake.urdf
 
     def validated(self) -> RunConfig:
@@ -257,11 +275,21 @@ class RunRecord:
         return yaw_rate_rad_s(self.sample_times_s, body_yaw_rad(self.body_xy_m))
 
     def distance_m(self) -> np.ndarray:
-        """[M] COM distance from the gait start, in the ground plane."""
+        """[M] COM distance from the gait start, in the ground plane (any direction)."""
         return ground_plane_distance_m(self.com_m - self.com_m[0], self.config.slope_deg)
 
+    def track_progress_m(self) -> np.ndarray:
+        """[M] COM progress along the track (world y) since the gait start."""
+        return track_progress_m(self.com_m - self.com_m[0])
+
+    def downhill_drift_m(self) -> float:
+        """Net COM displacement down the fall line (0 on level ground), at the end of the run."""
+        slope = math.radians(self.config.slope_deg)
+        fall_line = np.array([math.cos(slope), 0.0, -math.sin(slope)])
+        return float((self.com_m[-1] - self.com_m[0]) @ fall_line)
+
     def traversal_time_s(self, track_length_m: float) -> float | None:
-        return traversal_time_s(self.sample_times_s, self.distance_m(), track_length_m)
+        return traversal_time_s(self.sample_times_s, self.track_progress_m(), track_length_m)
 
     def heading_of_travel_rad(self) -> float:
         """Direction of the COM's net horizontal displacement (world yaw, 0 = +x)."""
@@ -269,33 +297,26 @@ class RunRecord:
         return math.atan2(d[1], d[0])
 
 
-def make_rigid_ground(slope_deg: float) -> TerrainModel:
-    """Rigid ground, tilted when slope_deg > 0 (needs the slope world: RigidGround(slope_deg=...))."""
-    if slope_deg == 0.0:
-        return RigidGround()
-    try:
-        return RigidGround(slope_deg=slope_deg)  # type: ignore[call-arg]
-    except TypeError as error:
-        raise LtsRunError(f'this tree has no slope world (RigidGround(slope_deg=...) of issue 9): '
-                          f'run without the slope ({error})') from error
-
-
 def build_sim(config: RunConfig) -> CobraSim:
-    """CobraSim of the T-Snake on rigid ground (from its URDF, as the sim node builds it)."""
+    """CobraSim of the T-Snake on rigid ground, level or sloped (from its URDF, as the sim node builds it)."""
     robot = load_robot_model(config.urdf_path or default_urdf_path('tsnake'))
     params = SimParams(timestep_s=config.timestep_s, control_period_s=config.control_period_s,
                        settle_duration_s=config.settle_duration_s, servo=config.servo)
     try:
-        return CobraSim(robot, make_rigid_ground(config.slope_deg), params, np.random.default_rng(0))
-    except SimConfigError as error:
+        return CobraSim(robot, make_terrain('rigid', '', slope_deg=config.slope_deg), params,
+                        np.random.default_rng(0))
+    except (SimConfigError, TerrainConfigError) as error:
         raise LtsRunError(str(error)) from error
 
 
-def run_gait(gait: LtsGait, config: RunConfig) -> RunRecord:
-    """Settle, ramp to the gait's first pose, play the gait for `config.duration_s` and measure."""
+def run_gait(gait: LtsGait, config: RunConfig, continuous: bool = False) -> RunRecord:
+    """Settle, ramp to the gait's first pose, play the gait for `config.duration_s` and measure.
+    `continuous` plays the "existing" continuous integration's angles instead of ours (§IV-A)."""
     config = config.validated()
     gait = gait.validated()
     generator = LtsJointGenerator(gait)
+    angles_at = ((lambda t: generator.continuous_angles_rad(t).ravel()) if continuous
+                 else generator.positions_rad)
     sim = build_sim(config)
     names = generator.joint_names
     if sim.joint_names != names:
@@ -304,7 +325,7 @@ def run_gait(gait: LtsGait, config: RunConfig) -> RunRecord:
     effort_limit = np.array([sim.robot.joint(name).limits.effort_nm for name in names])
     sim.settle()
 
-    start_pose = generator.positions_rad(0.0)
+    start_pose = angles_at(0.0)
     ramp_periods = round(config.ramp_duration_s / config.control_period_s)
     for k in range(ramp_periods):
         sim.set_targets(dict(zip(names, start_pose * ((k + 1) / ramp_periods))))
@@ -324,7 +345,7 @@ def run_gait(gait: LtsGait, config: RunConfig) -> RunRecord:
     done = periods
     for k in range(periods):
         if k % per_command == 0:
-            targets = generator.positions_rad((k // per_command) * gait.time_step_s)
+            targets = angles_at((k // per_command) * gait.time_step_s)
             sim.set_targets(dict(zip(names, targets)))
         sim.step_control_period()
         effort = sim.joint_efforts()
@@ -338,8 +359,7 @@ def run_gait(gait: LtsGait, config: RunConfig) -> RunRecord:
             body_xy.append(sim.body_state().position_m[:, :2].copy())
             com.append(sim.center_of_mass())
             if config.stop_distance_m is not None:
-                moved = ground_plane_distance_m(com[-1] - com[0], config.slope_deg)
-                if moved >= config.stop_distance_m:
+                if track_progress_m(com[-1] - com[0]) >= config.stop_distance_m:
                     reached, done = True, k + 1
                     break
     return RunRecord(gait, config, names, [names[i] for i in twist_index], times[:done], power[:done],

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cobra_gaits.lts import LinearTwistParams, RollingVectorParams, lts_preset
 from cobra_sim.lts_runs import (LtsRunError, RunConfig, block_means, body_yaw_rad, dominant_period_s,
-                                gait_period_s, ground_plane_distance_m, load_share_of_top, output_power_w,
-                                relative_change, run_gait, time_scaled_twist, traversal_time_s,
-                                whole_periods_s, yaw_rate_rad_s)
+                                gait_period_s, ground_plane_distance_m, lateral_angle_periods_s,
+                                load_share_of_top, output_power_w, relative_change, run_gait,
+                                time_scaled_twist, track_progress_m, traversal_time_s, whole_periods_s,
+                                yaw_rate_rad_s)
 
+REPRODUCE_SCRIPT = Path(__file__).resolve().parents[3] / 'scripts' / 'reproduce_lts.py'
 SHORT_RUN_S = 5.0  # sim seconds per gait: a few seconds, well under one twist period of either gait
 
 
@@ -78,6 +83,11 @@ def test_traversal_time_interpolates_and_is_none_when_the_track_is_not_covered()
     assert traversal_time_s(times, distance, 3.0) is None
 
 
+def test_track_progress_counts_only_the_track_direction():
+    displacement = np.array([[0.0, 0.0, 0.0], [3.0, -1.5, -1.0], [-0.2, 2.0, 0.1]])
+    np.testing.assert_allclose(track_progress_m(displacement), [0.0, 1.5, 2.0])  # world y, either way
+
+
 def test_ground_plane_distance_drops_the_slope_normal_only():
     slope = 20.0
     fall_line = np.array([math.cos(math.radians(slope)), 0.0, -math.sin(math.radians(slope))])
@@ -102,6 +112,13 @@ def test_gait_period_is_where_every_piece_twist_and_the_wave_repeat():
     assert whole_periods_s(gait, 40.0) == pytest.approx(2 * 2 * math.pi / 0.2, abs=0.02)
 
 
+def test_lateral_angle_periods_follow_the_piece_behind_each_module():
+    """twisting preset: piece k rolls at a0 + a1 k L0 = -1 + 0.30825 k rad/s."""
+    expected = 2 * math.pi / np.abs(-1.0 + 1.5 * 0.2055 * np.arange(1, 7))
+    np.testing.assert_allclose(lateral_angle_periods_s(lts_preset('twisting')), expected)
+    assert np.all(np.isinf(lateral_angle_periods_s(lts_preset('conventional'))))  # no rolling at all
+
+
 def test_time_scaling_multiplies_every_rolling_speed():
     lts = time_scaled_twist(lts_preset('in_place_load'), 0.5)
     assert isinstance(lts.twist, LinearTwistParams)
@@ -122,3 +139,17 @@ def test_time_scaling_multiplies_every_rolling_speed():
 def test_bad_run_config_is_refused_naming_the_field(config, words):
     with pytest.raises(LtsRunError, match=words):
         run_gait(lts_preset('conventional'), config)
+
+
+@pytest.mark.parametrize('options,words', [
+    (['--sections', 'a,x'], '--sections'),
+    (['--slope-deg', '90'], '--slope-deg'),
+    (['--track-m', '0'], '--track-m'),
+])
+def test_reproduce_script_refuses_bad_options_with_exit_2_and_writes_nothing(tmp_path, options, words):
+    out = tmp_path / 'lts_paper'
+    result = subprocess.run([sys.executable, str(REPRODUCE_SCRIPT), '--out', str(out), *options],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert words in result.stderr
+    assert list(tmp_path.iterdir()) == []
