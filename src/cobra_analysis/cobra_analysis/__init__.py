@@ -1,0 +1,1 @@
+"""Validation report from COBRA / T-Snake rosbags (sim and robot), without rclpy."""

@@ -1,0 +1,440 @@
+"""`python -m cobra_analysis.report BAG [BAG ...] --out DIR` (console script `cobra_report`):
+the validation report of one or more runs as DIR/index.html (opens from disk, PNGs beside it,
+referenced relatively), the PNGs and DIR/metrics.json.
+
+The report is built in a hidden sibling directory and renamed to DIR only when complete, so a
+failure leaves nothing half-written. Bad input (a bag that cannot be read, a bad --label, an
+existing non-empty DIR without --force) is one `error:` line naming the problem, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EXIT_BAD_INPUT = 2
+
+
+class ReportInputError(ValueError):
+    """Bad command-line input; the text says what to change."""
+
+
+@dataclass(frozen=True)
+class LabelOverride:
+    bag: str
+    bag_class: str | None
+    gait: str | None
+
+
+def parse_label(text: str) -> LabelOverride:
+    """BAG=CLASS:GAIT, either side of ':' may be empty (keep the automatic one)."""
+    match = re.fullmatch(r'([^=]+)=([^:]*)(?::(.*))?', text)
+    if not match:
+        raise ReportInputError(f"--label '{text}' is not BAG=CLASS:GAIT (e.g. run_3=robot:gait1, "
+                               'run_4=sim: or run_5=:gait2)')
+    bag, bag_class, gait = match.group(1), match.group(2).strip(), (match.group(3) or '').strip()
+    return LabelOverride(bag, bag_class or None, gait or None)
+
+
+def _find_override(overrides: list[LabelOverride], bag: Path, given: str) -> LabelOverride | None:
+    for override in overrides:
+        if override.bag in (given, bag.name, str(bag)) or Path(override.bag).resolve() == bag.resolve():
+            return override
+    return None
+
+
+def source_git_revision() -> str | None:
+    """`git describe --always --dirty` of the tree this module runs from, None outside git."""
+    try:
+        result = subprocess.run(['git', 'describe', '--always', '--dirty', '--abbrev=12'],
+                                cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def unique_labels(names: list[str]) -> list[str]:
+    """File-name-safe, unique labels from the bag names (a repeated name gets _2, _3, ...)."""
+    labels: list[str] = []
+    for name in names:
+        base = re.sub(r'[^A-Za-z0-9_.-]+', '_', name).strip('._') or 'bag'
+        label, count = base, 1
+        while label in labels:
+            count += 1
+            label = f'{base}_{count}'
+        labels.append(label)
+    return labels
+
+
+def _json_value(value: Any) -> Any:
+    """numpy and NaN/inf into plain JSON (NaN/inf -> null)."""
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_value(value.tolist())
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def bag_metrics(analysis: Any) -> dict[str, Any]:
+    """metrics.json entry of one bag."""
+    from cobra_analysis.metrics import top_two_share
+    bag = analysis.bag
+    cycles = analysis.cycles
+    entry: dict[str, Any] = {
+        'label': analysis.label, 'path': str(bag.path), 'storage': bag.storage,
+        'duration_s': bag.duration_s, 'start_stamp_s': bag.start_s, 'message_counts': bag.message_counts,
+        'custom_data': bag.custom_data, 'diagnostics': bag.diagnostics, 'class': analysis.bag_class,
+        'gait_id': analysis.gait_id, 'gait_parameters': analysis.gait_parameters,
+        'git_rev': bag.custom_data.get('cobra.git_rev'),
+        'gait': {
+            'start_stamp_s': analysis.gait_start_s, 'frequency_hz': analysis.frequency_hz,
+            'frequency_source': analysis.frequency_source,
+            'cycles': int(len(cycles.steady)) if cycles is not None else 0,
+            'steady_cycles': int(cycles.steady.sum()) if cycles is not None else 0,
+            'cycle_amplitude_rad': cycles.amplitude_rad if cycles is not None else [],
+        },
+        'head_topic': bag.head.topic if bag.head is not None else None,
+        'absent': analysis.absent,
+    }
+    loco = analysis.locomotion
+    entry['locomotion'] = None if loco is None else {
+        'mean_stride_m': loco.mean_stride_m, 'stride_std_m': loco.stride_std_m, 'stride_per_cycle_m': loco.stride_m,
+        'heading_drift_deg_per_cycle': math.degrees(loco.heading_drift_rad_per_cycle),
+        'yaw_drift_deg_per_cycle': math.degrees(loco.yaw_drift_rad_per_cycle),
+        'travel_direction_deg': np.degrees(loco.travel_direction_rad), 'mean_speed_m_s': loco.mean_speed_m_s,
+        'path_speed_m_s': loco.path_speed_m_s, 'distance_from_gait_start_m': loco.distance_m,
+    }
+    entry['tracking_window_stamp_s'] = analysis.tracking_window_s
+    entry['tracking'] = [{'joint': t.joint, 'rms_error_rad': t.rms_error_rad, 'max_error_rad': t.max_error_rad,
+                          'lag_s': t.lag_s} for t in analysis.tracking]
+    contact = analysis.contact
+    entry['contact'] = None if contact is None else {
+        'links': contact.links, 'contact_fraction': contact.contact_fraction, 'contact_share': contact.contact_share,
+        'mean_force_n': contact.mean_force_per_link_n, 'peak_force_n': contact.peak_force_n,
+        'force_measure': '|F| of the link wrench (normal force + friction; link axes, no link poses in the bag)',
+    }
+    heightmap = bag.heightmap
+    entry['sinkage'] = None if heightmap is None else {
+        'messages': len(heightmap.times_s), 'nodes': len(heightmap.max_sinkage_m),
+        'max_sinkage_m': float(heightmap.max_sinkage_m.max()) if len(heightmap.max_sinkage_m) else 0.0,
+        'mean_max_sinkage_m': float(heightmap.max_sinkage_m.mean()) if len(heightmap.max_sinkage_m) else 0.0,
+    }
+    entry['tumbling'] = [vars(t) for t in analysis.tumbling]
+    entry['twist_power'] = None if not analysis.twist else {
+        'joints': [vars(p) for p in analysis.twist], 'top_two_share': top_two_share(analysis.twist),
+        'peak_power_w': max(p.peak_power_w for p in analysis.twist),
+    }
+    return entry
+
+
+def _table(rows: list[tuple[str, Any]]) -> str:
+    cells = ''.join(f'<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>' for k, v in rows)
+    return f'<table>{cells}</table>'
+
+
+def _figure(name: str | None) -> str:
+    return f'<p><img src="{html.escape(name)}" alt="{html.escape(name)}"></p>' if name else ''
+
+
+def _absent(analysis: Any, key: str) -> str:
+    return f'<p class="absent">Not in this report: {html.escape(analysis.absent.get(key, "no data"))}.</p>'
+
+
+def _f(value: float | None, scale: float = 1.0, digits: int = 3, unit: str = '') -> str:
+    return 'n/a' if value is None or not math.isfinite(value) else f'{value * scale:.{digits}f}{unit}'
+
+
+def bag_html(analysis: Any, figures: dict[str, str]) -> str:
+    """The sections of one bag."""
+    bag = analysis.bag
+    parts = [f'<h2 id="{analysis.label}">{html.escape(analysis.label)}</h2>']
+    params = ', '.join(f'{k}={v}' for k, v in analysis.gait_parameters.items()) or 'not recorded in the bag'
+    parts.append(_table([
+        ('bag', bag.path), ('storage', bag.storage), ('duration', f'{bag.duration_s:.2f} s'),
+        ('class / gait', f'{analysis.bag_class} / {analysis.gait_id}'), ('gait parameters', params),
+        ('gait start (first non-zero command)', _f(analysis.gait_start_s, digits=3, unit=' s')),
+        ('gait frequency', f'{_f(analysis.frequency_hz, digits=3, unit=" Hz")} ({analysis.frequency_source})'),
+        ('cycles (steady)', f'{len(analysis.cycles.steady)} ({int(analysis.cycles.steady.sum())})'
+         if analysis.cycles is not None else 'n/a'),
+        ('head track', bag.head.topic if bag.head is not None else 'none'),
+    ]))
+    if 'gait' in analysis.absent:
+        parts.append(_absent(analysis, 'gait'))
+    parts.append('<h3>Locomotion</h3>')
+    loco = analysis.locomotion
+    if loco is not None:
+        parts.append(_table([
+            ('stride per cycle (mean vector)', _f(loco.mean_stride_m, 100, 2, ' cm')),
+            ('stride STD over cycles', _f(loco.stride_std_m, 100, 2, ' cm')),
+            ('heading drift (travel direction)', _f(loco.heading_drift_rad_per_cycle, 180 / math.pi, 2, ' deg/cycle')),
+            ('head yaw drift', _f(loco.yaw_drift_rad_per_cycle, 180 / math.pi, 2, ' deg/cycle')),
+            ('mean speed (net, steady cycles)', _f(loco.mean_speed_m_s, 100, 2, ' cm/s')),
+            ('path speed (steady cycles)', _f(loco.path_speed_m_s, 100, 2, ' cm/s')),
+            ('distance from gait start', _f(loco.distance_m, 1, 3, ' m')),
+        ]))
+    else:
+        parts.append(_absent(analysis, 'locomotion'))
+    parts.append(_figure(figures.get('trajectory')) + _figure(figures.get('cycles')))
+    parts.append('<h3>Joint tracking</h3>')
+    if analysis.tracking:
+        rows = ''.join(f'<tr><td>{t.joint}</td><td>{math.degrees(t.rms_error_rad):.2f}</td>'
+                       f'<td>{math.degrees(t.max_error_rad):.2f}</td><td>{_f(t.lag_s, 1000, 1)}</td></tr>'
+                       for t in analysis.tracking)
+        begin, end = analysis.tracking_window_s
+        parts.append(f'<p>Over {min(end, bag.joint_states.times_s[-1]) - begin:.1f} s from {begin:.2f} s (the steady '
+                     'cycles when known: ramps left out). Lag: peak of the cross-correlation, measured behind '
+                     'commanded.</p>')
+        parts.append('<table><tr><th>joint</th><th>RMS error [deg]</th><th>max error [deg]</th>'
+                     f'<th>lag [ms]</th></tr>{rows}</table>' + _figure(figures.get('tracking')))
+    else:
+        parts.append(_absent(analysis, 'tracking'))
+    parts.append('<h3>Contact forces</h3>')
+    if analysis.contact is not None:
+        c = analysis.contact
+        rows = ''.join(f'<tr><td>{link}</td><td>{f * 100:.1f}</td><td>{s * 100:.1f}</td><td>{n:.2f}</td></tr>'
+                       for link, f, s, n in zip(c.links, c.contact_fraction, c.contact_share, c.mean_force_per_link_n))
+        parts.append('<p>Force = |F| of each link\'s wrench (normal force plus friction: the wrench is in link '
+                     'axes and the bag has no link poses).</p><table><tr><th>link</th><th>time in contact [%]</th>'
+                     f'<th>share of contact [%]</th><th>mean |F| [N]</th></tr>{rows}</table>'
+                     + _figure(figures.get('contact')))
+    else:
+        parts.append(_absent(analysis, 'contact'))
+    parts.append('<h3>Sinkage</h3>')
+    if bag.heightmap is not None and len(bag.heightmap.max_sinkage_m):
+        parts.append(_table([('heightmap messages', len(bag.heightmap.times_s)),
+                             ('soil nodes seen', len(bag.heightmap.max_sinkage_m)),
+                             ('max sinkage', _f(float(bag.heightmap.max_sinkage_m.max()), 1000, 1, ' mm'))])
+                     + _figure(figures.get('sinkage')))
+    else:
+        parts.append(_absent(analysis, 'sinkage'))
+    parts.append('<h3>Tumbling</h3>')
+    if analysis.tumbling:
+        rows = ''.join(
+            f'<tr><td>{t.begin_s:.2f}-{t.end_s:.2f}</td><td>{t.mean_speed_m_s:.3f}</td><td>{t.peak_speed_m_s:.3f}</td>'
+            f'<td>{t.height_drop_m:.3f}</td><td>{_f(t.mean_angular_speed_rad_s, digits=2)}</td>'
+            f'<td>{_f(t.peak_angular_speed_rad_s, digits=2)}</td><td>{_f(t.peak_total_force_n, digits=1)}</td>'
+            f'<td>{_f(t.peak_link_force_n, digits=1)}</td></tr>' for t in analysis.tumbling)
+        parts.append(f'<p>Spans from {html.escape(analysis.tumbling[0].source)}; the head stands for the COM '
+                     '(the bag has no COM track).</p><table><tr><th>span [s]</th><th>mean speed [m/s]</th>'
+                     '<th>peak speed [m/s]</th><th>height drop [m]</th><th>mean |ω| [rad/s]</th>'
+                     '<th>peak |ω| [rad/s]</th><th>peak total |F| [N]</th><th>peak link |F| [N]</th></tr>'
+                     f'{rows}</table>' + _figure(figures.get('tumbling')))
+    else:
+        parts.append(_absent(analysis, 'tumbling'))
+    parts.append('<h3>Twist-joint power</h3>')
+    if analysis.twist:
+        from cobra_analysis.metrics import top_two_share
+        rows = ''.join(f'<tr><td>{p.joint}</td><td>{p.mean_power_w:.3f}</td><td>{p.peak_power_w:.3f}</td></tr>'
+                       for p in analysis.twist)
+        parts.append(f'<p>Share of the two most-loaded joints: {top_two_share(analysis.twist) * 100:.1f} %.</p>'
+                     f'<table><tr><th>joint</th><th>mean |τ·θ̇| [W]</th><th>peak [W]</th></tr>{rows}</table>'
+                     + _figure(figures.get('twist')))
+    else:
+        parts.append(_absent(analysis, 'twist'))
+    return '\n'.join(parts)
+
+
+STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;padding:0 1em}
+table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #bbb;padding:2px 8px;text-align:left;font-size:90%}
+img{max-width:100%}.absent{color:#866;font-style:italic}h2{border-top:2px solid #444;padding-top:.5em}"""
+
+
+def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverride], class_by: str,
+                 git_rev: str | None, frequency_hz: float | None, argv: list[str]) -> dict[str, Any]:
+    """Read, analyse and plot into out_dir (which exists and is empty); returns metrics.json."""
+    from cobra_analysis import plots
+    from cobra_analysis.analysis import analyse_bag, comparisons, performance_ratios
+    from cobra_analysis.bag_reader import read_bag
+    paths = [Path(arg) for arg in bag_args]
+    for override in overrides:
+        if not any(_find_override([override], path, arg) for path, arg in zip(paths, bag_args)):
+            raise ReportInputError(f"--label names '{override.bag}', which is none of the bags given "
+                                   f"({', '.join(bag_args)})")
+    labels = unique_labels([p.resolve().name for p in paths])
+    analyses = []
+    for path, arg, label in zip(paths, bag_args, labels):
+        override = _find_override(overrides, path, arg)
+        bag = read_bag(path)
+        analyses.append(analyse_bag(bag, label, class_by, override.bag_class if override else None,
+                                    override.gait if override else None, frequency_hz))
+    body = []
+    figures_by_bag: dict[str, dict[str, str]] = {}
+    for analysis in analyses:
+        figures: dict[str, str] = {}
+        if analysis.bag.head is not None:
+            figures['trajectory'] = plots.trajectory(analysis, out_dir)
+        if analysis.locomotion is not None:
+            figures['cycles'] = plots.cycles(analysis, out_dir)
+        if analysis.tracking:
+            figures['tracking'] = plots.tracking(analysis, out_dir)
+        if analysis.contact is not None:
+            figures['contact'] = plots.contact(analysis, out_dir)
+        if analysis.bag.heightmap is not None and len(analysis.bag.heightmap.max_sinkage_m):
+            figures['sinkage'] = plots.sinkage(analysis, analysis.bag.heightmap, out_dir)
+        if analysis.tumbling:
+            figures['tumbling'] = plots.tumbling(analysis, out_dir)
+        if analysis.twist:
+            figures['twist'] = plots.twist_power(analysis, out_dir)
+        figures_by_bag[analysis.label] = figures
+        body.append(bag_html(analysis, figures))
+    compared = comparisons(analyses)
+    ratios, no_ratio = performance_ratios(analyses)
+    body.append('<h2>Between runs of the same gait</h2>')
+    comparison_json = []
+    if not compared:
+        body.append('<p class="absent">Not in this report: no two bags of the same gait '
+                    '(gait ids: ' + html.escape(', '.join(f'{a.label}: {a.gait_id}' for a in analyses)) +
+                    '; set them with --label BAG=CLASS:GAIT).</p>')
+    for index, result in enumerate(compared):
+        error = result.error
+        figure = plots.comparison(result, out_dir, index) if error is not None else None
+        body.append(f'<h3>{html.escape(result.other)} vs {html.escape(result.reference)} ({html.escape(result.gait_id)})</h3>')
+        body.append(_table([
+            ('stride ratio (other / reference)', _f(result.stride_ratio, digits=3)),
+            ('shape-normalised trajectory error', f'{_f(result.shape_error_strides, digits=3)} strides'),
+            ('ATE (evo, Umeyama SE(3), RMSE)', _f(error.ate_rmse_m if error else None, 100, 2, ' cm')),
+            ('RPE over one cycle (evo, RMSE)', _f(error.rpe_rmse_m if error else None, 100, 2, ' cm')),
+            ('compared span of gait time', _f(error.compared_s if error else None, digits=1, unit=' s')),
+        ] + [(f'not computed: {k}', v) for k, v in result.absent.items()]) + _figure(figure))
+        comparison_json.append({
+            'gait_id': result.gait_id, 'reference': result.reference, 'other': result.other,
+            'stride_ratio': result.stride_ratio, 'shape_error_strides': result.shape_error_strides,
+            'ate_rmse_m': error.ate_rmse_m if error else None, 'ate_max_m': error.ate_max_m if error else None,
+            'rpe_rmse_m': error.rpe_rmse_m if error else None, 'rpe_delta_s': error.rpe_delta_s if error else None,
+            'compared_s': error.compared_s if error else None, 'absent': result.absent})
+    body.append('<h2>Performance ratio Ξ (seed 001 §V-C)</h2>')
+    ratio_json: list[dict[str, Any]] = []
+    if no_ratio:
+        body.append(f'<p class="absent">Not in this report: {html.escape(no_ratio)}.</p>')
+    for index, ratio in enumerate(ratios):
+        body.append(f'<p>δ((i,j),X) = ΔCOM<sub>i</sub>/ΔCOM<sub>j</sub> (stride per steady cycle, head as COM), '
+                    f'Ξ = δ<sub>{html.escape(ratio.class_x)}</sub>/δ<sub>{html.escape(ratio.class_y)}</sub>: '
+                    f'off-diagonal mean {ratio.off_diagonal_mean:.3f}, STD {ratio.off_diagonal_std:.3f} '
+                    '(the paper: Exp/Sim mean 1.041, STD 0.297).</p>' + _figure(plots.performance_ratio(ratio, out_dir, index)))
+        ratio_json.append({'class_x': ratio.class_x, 'class_y': ratio.class_y, 'gaits': ratio.gaits, 'xi': ratio.xi,
+                           'off_diagonal_mean': ratio.off_diagonal_mean, 'off_diagonal_std': ratio.off_diagonal_std})
+    report_rev = git_rev or source_git_revision()
+    provenance = {
+        'command': argv, 'generated_utc': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        'report_git_rev': report_rev,
+        'report_git_rev_source': 'command line (--git-rev)' if git_rev else 'git describe of the report sources',
+        'bag_git_revs': {a.label: a.bag.custom_data.get('cobra.git_rev') for a in analyses},
+        'class_by': class_by,
+    }
+    metrics = {'provenance': provenance, 'bags': [bag_metrics(a) for a in analyses],
+               'comparisons': comparison_json, 'performance_ratio': ratio_json,
+               'performance_ratio_absent': no_ratio, 'figures': figures_by_bag}
+    index_rows = ''.join(
+        f'<tr><td><a href="#{a.label}">{html.escape(a.label)}</a></td><td>{html.escape(a.bag_class)}</td>'
+        f'<td>{html.escape(a.gait_id)}</td><td>{a.bag.duration_s:.1f}</td>'
+        f'<td>{html.escape(str(a.bag.custom_data.get("cobra.git_rev", "not recorded")))}</td></tr>' for a in analyses)
+    page = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>COBRA validation report</title>'
+            f'<style>{STYLE}</style></head><body><h1>COBRA validation report</h1>'
+            f'<p>Generated {provenance["generated_utc"]} by cobra_analysis at git revision '
+            f'{html.escape(str(report_rev))} ({html.escape(provenance["report_git_rev_source"])}). '
+            'Numbers in <a href="metrics.json">metrics.json</a>.</p>'
+            '<table><tr><th>bag</th><th>class</th><th>gait</th><th>duration [s]</th><th>git revision in bag</th></tr>'
+            f'{index_rows}</table>' + '\n'.join(body) + '</body></html>')
+    (out_dir / 'metrics.json').write_text(json.dumps(_json_value(metrics), indent=1))
+    (out_dir / 'index.html').write_text(page)
+    return metrics
+
+
+def _prepare_output(out_dir: Path, force: bool) -> Path:
+    """A fresh hidden staging directory beside out_dir (ReportInputError when out_dir is taken)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ReportInputError(f'--out {out_dir} is a file: give a directory path')
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
+        raise ReportInputError(f'--out {out_dir} exists and is not empty: choose a new directory or add --force '
+                               'to replace it')
+    parent = out_dir.resolve().parent
+    if not parent.is_dir():
+        raise ReportInputError(f'--out {out_dir}: its parent directory {parent} does not exist')
+    if not os.access(parent, os.W_OK):
+        raise ReportInputError(f'--out {out_dir}: cannot write in {parent}')
+    staging = parent / f'.{out_dir.name}.partial-{os.getpid()}'
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    return staging
+
+
+def _publish(staging: Path, out_dir: Path) -> None:
+    """Move the finished report into place (replacing an old one only now)."""
+    if out_dir.exists():
+        old = out_dir.resolve().parent / f'.{out_dir.name}.old-{os.getpid()}'
+        out_dir.rename(old)
+        staging.rename(out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        staging.rename(out_dir)
+
+
+def parser() -> argparse.ArgumentParser:
+    result = argparse.ArgumentParser(
+        prog='cobra_report', description='Validation report (index.html, PNGs, metrics.json) from rosbag2 bags '
+        '(MCAP or sqlite3) of COBRA / T-Snake runs, sim and robot.')
+    result.add_argument('bags', nargs='+', metavar='BAG', help='bag directory (or a single .mcap/.db3 file)')
+    result.add_argument('--out', required=True, type=Path, help='report directory (created; must be new or empty)')
+    result.add_argument('--force', action='store_true', help='replace an existing --out directory')
+    result.add_argument('--label', action='append', default=[], metavar='BAG=CLASS:GAIT',
+                        help='set the class (sim/robot/terrain...) and/or gait id of a bag (by path or name); '
+                             'an empty side keeps the automatic one. Repeatable.')
+    result.add_argument('--class-by', choices=('source', 'terrain'), default='source',
+                        help='automatic class: sim vs robot (default) or the sim terrain')
+    result.add_argument('--git-rev', help='git revision to record as the project revision of this report')
+    result.add_argument('--gait-frequency-hz', type=float, help='gait frequency for every bag (else from the '
+                        "bag's custom_data cobra.gait.frequency_hz, else the commands' dominant frequency)")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    arguments = parser().parse_args(words)
+    from cobra_analysis.bag_reader import BagError
+    staging = None
+    try:
+        if arguments.gait_frequency_hz is not None and not (arguments.gait_frequency_hz > 0):
+            raise ReportInputError(f'--gait-frequency-hz {arguments.gait_frequency_hz} must be > 0')
+        overrides = [parse_label(text) for text in arguments.label]
+        staging = _prepare_output(arguments.out, arguments.force)
+        metrics = build_report(arguments.bags, staging, overrides, arguments.class_by, arguments.git_rev,
+                               arguments.gait_frequency_hz, ['cobra_report', *words])
+        _publish(staging, arguments.out)
+        staging = None
+    except (ReportInputError, BagError) as error:
+        print(f'error: {error}', file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    absent = sum(len(b['absent']) for b in metrics['bags'])
+    print(f"report: {arguments.out / 'index.html'} ({len(metrics['bags'])} bag(s), "
+          f"{len(metrics['comparisons'])} comparison(s), {absent} section(s) absent: see the page)")
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
