@@ -205,6 +205,23 @@ class CobraSim:
         self.model.actuator_biasprm[self._actuator_ids, :3] = self._bias * scale
         self.torque_enabled = enabled
 
+    def restart_at_rest(self, qpos: np.ndarray, rotation: np.ndarray | None = None) -> None:
+        """Put the robot in the configuration `qpos` (e.g. taken from a level-ground run), turned
+        by `rotation` about the world origin (e.g. the slope's, so a pose resting on the level
+        plane rests on the slope), at rest, the servos holding the joint positions it has."""
+        self.data.qpos[:] = qpos
+        self.data.qvel[:] = 0.0
+        if rotation is not None:
+            adr = self._root_qpos_adr
+            turn = np.empty(4)
+            mujoco.mju_mat2Quat(turn, np.asarray(rotation, dtype=float).ravel())
+            self.data.qpos[adr:adr + 3] = rotation @ qpos[adr:adr + 3]
+            mujoco.mju_mulQuat(self.data.qpos[adr + 3:adr + 7], turn, qpos[adr + 3:adr + 7].copy())
+        present_rad = self.data.qpos[self._qpos_adr]
+        self.data.ctrl[self._actuator_ids] = present_rad
+        self.targets_rad[:] = present_rad
+        mujoco.mj_forward(self.model, self.data)
+
     # --- latch ----------------------------------------------------------------------------
     @property
     def has_latch(self) -> bool:
