@@ -8,8 +8,8 @@ Loss: each rate topic must hold at least rate x span messages, the span being th
 (header stamp) span of all rate topics together, less LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION
 for the messages at the two ends; fewer is a LOSS problem naming the topic.
 
-Robot: given the robot's name and gait joint names (from the URDF the run used: COBRA's
-joint_1 .. joint_11 or the T-Snake's m{i}_dorsal/twist/lateral), a joint_commands or joint_states
+Robot: given the robot's name and actuated joint names (from the URDF the run used: COBRA's
+joint_1 .. joint_11 and latch_joint, or the T-Snake's m{i}_dorsal/twist/lateral), a joint_commands or joint_states
 message naming joints the robot does not have, or joint_states missing one of them, is a PROBLEM
 (the sim or driver rejects such commands whole, so the robot would lie still).
 
@@ -195,7 +195,7 @@ def summarize(bag_path: Path, gait_frequency_hz: float | None,
               rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ, robot: str = '',
               robot_joints: Sequence[str] | None = None) -> RunSummary:
     """Summary and problems of a recorded run (RunSummaryError when it has no head track);
-    with `robot_joints` (the robot's gait joint names) the joint topics are checked against them."""
+    with `robot_joints` (the robot's actuated joint names) the joint topics are checked against them."""
     contents = read_bag(bag_path, tuple(rates_hz))
     times, xy = contents.times_s, contents.xy_m
     duration = float(times[-1] - times[0])

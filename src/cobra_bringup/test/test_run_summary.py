@@ -165,3 +165,15 @@ def test_commands_for_another_robot_are_a_problem(tmp_path):
     assert summary.problems == ("PROBLEM joint_commands names joints tsnake does not have: ['joint_1', "
                                 "'joint_2'] (did every node load the same URDF? robot:=tsnake sets it for "
                                 'the gait and the sim)',)
+
+
+def test_runner_summary_takes_the_latch_joint_in_joint_states_as_cobras(tmp_path, capsys):
+    """The sim and the driver report latch_joint beside the gait joints: not a foreign joint."""
+    from cobra_bringup.runner import print_summary
+    urdf = Path(__file__).resolve().parents[2] / 'cobra_description' / 'urdf' / 'cobra.urdf'
+    gait_joints = tuple(f'joint_{i}' for i in range(1, 12))
+    bag = write_bag(tmp_path / 'bag', joint_names={'joint_commands': gait_joints,
+                                                   'joint_states': (*gait_joints, 'latch_joint')})
+    assert print_summary(bag, {'gait_node': {'gait': 'gait1', 'frequency_hz': 0.5, 'urdf_path': str(urdf)}},
+                         simulated=True) == 0
+    assert 'PROBLEM' not in capsys.readouterr().out
