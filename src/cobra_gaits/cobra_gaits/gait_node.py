@@ -38,6 +38,7 @@ from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator
 from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
 from cobra_gaits.speed_limit import check_sidewinding_speed
 from cobra_gaits.trajectory_csv import MAX_RATE_HZ
+from cobra_gaits.tumble_control import TUMBLE_GAIT, TumbleController, declare_tumble_parameters
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 CLOCK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)  # as rclpy's TimeSource
@@ -82,12 +83,15 @@ def declare_parameters(node: Node) -> dict[str, Any]:
                 f'{name} yaw amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
         })
     gait = base['gait']
-    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT]:
-        raise StartupError(f"unknown gait '{gait}': choose one of {[*base['preset_names'], CSV_GAIT, LTS_GAIT]}")
+    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT]:
+        raise StartupError(f"unknown gait '{gait}': choose one of "
+                           f"{[*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT]}")
+    tumble = declare_tumble_parameters(node, gait, base['preset_names'])
+    sidewinding_preset = tumble['sidewinding_preset'] if gait == TUMBLE_GAIT else gait
     if gait == CSV_GAIT and not base['csv_file']:
         raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
-    preset = {field: node.get_parameter(f'{gait}.{field}').value
-              for field in PRESET_FIELDS} if gait in base['preset_names'] else dict.fromkeys(PRESET_FIELDS, 0.0)
+    preset = {field: node.get_parameter(f'{sidewinding_preset}.{field}').value
+              for field in PRESET_FIELDS} if sidewinding_preset in base['preset_names'] else dict.fromkeys(PRESET_FIELDS, 0.0)
     tuning = declare(node, {
         'frequency_hz': (preset['frequency_hz'], describe(
             'sidewinding wave frequency [Hz]', float_range=(0.0, 2.0))),
@@ -105,7 +109,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     except GaitError as error:
         raise StartupError(str(error)) from error
     lts = declare_lts_parameters(node, gait, {**base, **tuning})
-    return {**base, **tuning, **lts}
+    return {**base, **tuning, **lts, 'tumble': tumble}
 
 
 def declare_lts_parameters(node: Node, gait: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -149,8 +153,11 @@ class GaitNode(Node):
         super().__init__('gait_node')
         p = declare_parameters(self)
         try:
-            self._joints = load_robot_model(p['urdf_path'] or None).gait_joints()
+            model = load_robot_model(p['urdf_path'] or None)
+            self._joints = model.gait_joints()
             self._joint_names, self._source = make_gait_source(p, self._joints)
+            if p['gait'] == TUMBLE_GAIT:  # the tumbling latch, with this sidewinding before it
+                self._source = TumbleController(self, model, self._joints, self._source, p['tumble'])
         except (GaitError, RobotModelError) as error:
             raise StartupError(str(error)) from error
         self.add_on_set_parameters_callback(self._validate_parameters)

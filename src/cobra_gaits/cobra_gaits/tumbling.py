@@ -11,7 +11,12 @@ rather than leaving a curled or half-latched robot waiting:
 - ramp_down: the sidewinding generator's own start/stop ramp brings the wave to straight.
 - curling: minimum-jerk interpolation from the commanded pose to the curl pose, its duration set
   so that no joint exceeds min(curl speed, URDF velocity limit); then the measured joints must
-  reach the curl pose within the tolerance, else "loop did not close".
+  reach the curl pose within the tolerance and the latch frames (forward kinematics of the
+  measured joints) come within the closure distance, else "loop did not close". Servos sag under
+  the loop's weight (the sim's P-D servo: ~0.07 rad at the top joints, which leaves the latch
+  frames ~0.1 m apart), so after the move an outer integral loop adds to the command what the
+  measured joints lack (sag correction, bounded) until the loop is closed; the corrected pose is
+  what latching and tumbling hold.
 - latching: latch/set true, wait for latch/state true, else "latch did not confirm".
 - tumbling: hold the curl (passive rolling); release on request or after its time limit; a latch
   that opens by itself aborts.
@@ -22,7 +27,7 @@ rather than leaving a curled or half-latched robot waiting:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -52,6 +57,9 @@ class TumbleParams:
 
     curl_speed_rad_s: float = 0.6  # peak joint speed while curling, uncurling and aborting
     joint_tolerance_rad: float = 0.15  # measured vs target: the loop counts as closed / straight
+    closure_distance_m: float = 0.02  # latch frames (FK of measured joints) this close: the loop is closed
+    sag_correction_gain_1_s: float = 2.0  # integral gain of the sag correction after the curl move [1/s]
+    max_sag_correction_rad: float = 0.3  # largest correction added to a joint's curl target [rad]
     ramp_down_timeout_s: float = 10.0  # the sidewinding ramp must be down by then
     curling_timeout_s: float = 3.0  # after the interpolation ends, for the measured joints to arrive
     latching_timeout_s: float = 3.0  # latch/set true -> latch/state true
@@ -94,9 +102,17 @@ class TumbleMachine:
 
     def __init__(self, joint_names: Sequence[str], curl_pose_rad: np.ndarray,
                  velocity_limits_rad_s: np.ndarray, sidewinding: SidewindingGenerator,
-                 params: TumbleParams) -> None:
+                 params: TumbleParams, latch_gap_m: Callable[[np.ndarray], float] | None = None,
+                 position_limits_rad: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """latch_gap_m: distance of the latch frames at given joint angles (forward kinematics);
+        None = judge closure by the joint tolerance alone. position_limits_rad: (lower, upper)
+        bounds of the sag-corrected targets."""
         self.joint_names = list(joint_names)
         self.curl_pose_rad = np.asarray(curl_pose_rad, dtype=float)
+        self.hold_rad = self.curl_pose_rad.copy()  # curl pose + sag correction: what the loop holds
+        self._latch_gap_m = latch_gap_m
+        self._position_limits_rad = position_limits_rad or (np.full(len(self.curl_pose_rad), -np.inf),
+                                                            np.full(len(self.curl_pose_rad), np.inf))
         self.straight_rad = np.zeros(len(self.joint_names))
         self.params = params.validated()
         self._speed_limits_rad_s = np.minimum(np.asarray(velocity_limits_rad_s, dtype=float),
@@ -192,25 +208,30 @@ class TumbleMachine:
         self.positions_rad = self.sidewinding.positions()
         if self.sidewinding.ramp.is_idle:
             self._move = JointMove(self.positions_rad, self.curl_pose_rad, self._speed_limits_rad_s)
+            self.hold_rad = self.curl_pose_rad.copy()
             self._enter(TumbleState.CURLING, f'curling to the curl pose in {self._move.duration_s:.2f} s')
         elif self._elapsed_s > self.params.ramp_down_timeout_s:
             self.request_abort(f'ramp down did not finish within {self.params.ramp_down_timeout_s:g} s '
                                f'(ramp_down_timeout_s)')
 
     def _tick_curling(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self._move.positions(self._elapsed_s)
         if self._elapsed_s < self._move.duration_s:
+            self.positions_rad = self._move.positions(self._elapsed_s)
             return
-        if self._within_tolerance(measured_rad, self.curl_pose_rad):
+        self.positions_rad = self.hold_rad.copy()
+        if self._loop_closed(measured_rad):
             self._latch_request = True
             self._latch_answer = ''
             self._enter(TumbleState.LATCHING, 'loop closed: latch/set true, waiting for latch/state')
         elif self._elapsed_s > self._move.duration_s + self.params.curling_timeout_s:
-            self.request_abort(f'loop did not close: {self._worst_joint(measured_rad, self.curl_pose_rad)} '
+            self.request_abort(f'loop did not close: {self._closure_text(measured_rad)} '
                                f'{self.params.curling_timeout_s:g} s after the curl (curling_timeout_s)')
+        else:
+            self._correct_sag(dt_s, measured_rad)
+            self.positions_rad = self.hold_rad.copy()
 
     def _tick_latching(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self.curl_pose_rad.copy()
+        self.positions_rad = self.hold_rad.copy()
         if latch:
             self._enter(TumbleState.TUMBLING, 'latched: tumbling (holding the curl)')
         elif self._elapsed_s > self.params.latching_timeout_s:
@@ -219,14 +240,14 @@ class TumbleMachine:
                                f'(latching_timeout_s){answer}')
 
     def _tick_tumbling(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self.curl_pose_rad.copy()
+        self.positions_rad = self.hold_rad.copy()
         if latch is False:  # it read true to get here
             self.request_abort('latch opened while tumbling')
         elif self._elapsed_s > self.params.tumbling_timeout_s:
             self._begin_release(f'tumbling for {self.params.tumbling_timeout_s:g} s (tumbling_timeout_s)')
 
     def _tick_releasing(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self.curl_pose_rad.copy()
+        self.positions_rad = self.hold_rad.copy()
         if latch is False:
             self._move = JointMove(self.positions_rad, self.straight_rad, self._speed_limits_rad_s)
             self._enter(TumbleState.UNCURLING, f'latch open: uncurling in {self._move.duration_s:.2f} s')
@@ -262,6 +283,25 @@ class TumbleMachine:
         self.state = state
         self._elapsed_s = 0.0
         self.events.append(f'{state.value}: {reason}')
+
+    def _correct_sag(self, dt_s: float, measured_rad: np.ndarray | None) -> None:
+        """Integrate what the measured joints lack into the held command (bounded, within limits)."""
+        if measured_rad is None:
+            return
+        correction = self.hold_rad - self.curl_pose_rad + \
+            self.params.sag_correction_gain_1_s * dt_s * (self.curl_pose_rad - measured_rad)
+        limit = self.params.max_sag_correction_rad
+        self.hold_rad = np.clip(self.curl_pose_rad + np.clip(correction, -limit, limit), *self._position_limits_rad)
+
+    def _loop_closed(self, measured_rad: np.ndarray | None) -> bool:
+        return self._within_tolerance(measured_rad, self.curl_pose_rad) and \
+            (self._latch_gap_m is None or self._latch_gap_m(measured_rad) <= self.params.closure_distance_m)
+
+    def _closure_text(self, measured_rad: np.ndarray | None) -> str:
+        if measured_rad is None or self._latch_gap_m is None:
+            return self._worst_joint(measured_rad, self.curl_pose_rad)
+        return (f'latch frames {self._latch_gap_m(measured_rad):.3f} m apart (closure_distance_m '
+                f'{self.params.closure_distance_m:g} m); {self._worst_joint(measured_rad, self.curl_pose_rad)}')
 
     def _within_tolerance(self, measured_rad: np.ndarray | None, target_rad: np.ndarray) -> bool:
         return measured_rad is not None and \

@@ -275,3 +275,73 @@ def test_min_jerk_starts_and_ends_at_rest() -> None:
     assert min_jerk(0.0) == 0.0 and min_jerk(1.0) == 1.0 and min_jerk(0.5) == pytest.approx(0.5)
     h = 1e-6
     assert min_jerk(h) / h < 1e-6 and (1.0 - min_jerk(1.0 - h)) / h < 1e-6
+
+
+class SaggingPlant(Plant):
+    """Servos that fall short of each command by a fixed offset (gravity sag of a P servo)."""
+
+    def __init__(self, machine: TumbleMachine, sag_rad: np.ndarray) -> None:
+        super().__init__(machine, follows=False)
+        self.sag_rad = sag_rad
+
+    def tick(self) -> None:
+        super().tick()
+        self.measured_rad = self.commands[-1] - self.sag_rad
+
+
+def fk_gap(robot_model_joints) -> Callable[[np.ndarray], float]:
+    from cobra_gaits.curl_pose import latch_gap
+    model, names = robot_model_joints
+    return lambda q: latch_gap(model, dict(zip(names, q.tolist())))[0]
+
+
+@pytest.fixture(scope='module')
+def model_and_names():
+    model = load_robot_model(default_urdf_path('cobra'))
+    return model, [j.name for j in model.gait_joints()]
+
+
+def with_gap(robot, model_and_names, **params: float) -> TumbleMachine:
+    plain = make_machine(robot, **params)
+    return TumbleMachine(plain.joint_names, plain.curl_pose_rad, np.full(len(plain.joint_names), 4.82),
+                         plain.sidewinding, plain.params, latch_gap_m=fk_gap(model_and_names))
+
+
+def test_sag_within_the_joint_tolerance_still_leaves_the_loop_open_without_correction(robot, model_and_names) -> None:
+    sag = np.where(np.arange(11) % 2 == 0, 0.07, 0.0) * np.sign(robot[1])  # the sim's ~0.07 rad at the top
+    machine = with_gap(robot, model_and_names, sag_correction_gain_1_s=0.01, max_sag_correction_rad=0.001)
+    plant = SaggingPlant(machine, sag)
+    machine.request_start()
+    plant.run_to(S.ABORTED)
+    assert machine.status_text.startswith('aborted: loop did not close: latch frames 0.')
+    assert 'closure_distance_m 0.02 m' in machine.status_text
+
+
+def test_sag_correction_closes_the_loop_and_holds_the_corrected_pose(robot, model_and_names) -> None:
+    sag = np.where(np.arange(11) % 2 == 0, 0.07, 0.0) * np.sign(robot[1])
+    machine = with_gap(robot, model_and_names)
+    plant = SaggingPlant(machine, sag)
+    machine.request_start()
+    plant.run_to(S.LATCHING)
+    assert fk_gap(model_and_names)(plant.measured_rad) <= machine.params.closure_distance_m
+    held = plant.commands[-1]
+    assert np.all(np.abs(held - robot[1]) <= machine.params.max_sag_correction_rad + 1e-12)
+    assert np.max(np.abs(held - robot[1])) > 0.05  # it did correct
+    plant.run_to(S.TUMBLING)
+    plant.tick()
+    assert np.allclose(plant.commands[-1], held)  # tumbling holds what closed the loop
+    machine.request_release()
+    plant.run_to(S.UNCURLING)
+    plant.tick()
+    assert np.max(np.abs(plant.commands[-1] - held)) < 0.01  # the uncurl starts from it (no step)
+
+
+def test_sag_correction_stays_inside_the_joint_limits(robot, model_and_names) -> None:
+    plain = make_machine(robot)
+    upper = np.abs(robot[1]) + 0.02
+    machine = TumbleMachine(plain.joint_names, plain.curl_pose_rad, np.full(11, 4.82), plain.sidewinding,
+                            TumbleParams(), latch_gap_m=fk_gap(model_and_names), position_limits_rad=(-upper, upper))
+    plant = SaggingPlant(machine, 0.2 * np.sign(robot[1]))
+    machine.request_start()
+    plant.run_to(S.ABORTED)
+    assert np.all(np.abs(np.array(plant.commands)) <= upper + 1e-12)
