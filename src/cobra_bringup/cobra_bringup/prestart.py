@@ -194,7 +194,7 @@ def check_params_file_sections(path: Path, node_names: Sequence[str], namespace:
 
 
 def check_urdf(spec: NodeSpec, urdf_path: str) -> None:
-    """A node's own URDF (urdf_path set in its parameter files) loads as a COBRA robot model."""
+    """A node's own URDF (urdf_path: robot:=tsnake, or set in its parameter files) loads as a robot model."""
     from cobra_description.robot_model import RobotModelError, load_robot_model
     try:
         load_robot_model(urdf_path)
