@@ -1,4 +1,5 @@
-"""Gait node: publishes `joint_commands` from a sidewinding preset or a CSV trajectory.
+"""Gait node: publishes `joint_commands` from a sidewinding preset, a CSV trajectory, an LTS twist
+gait (gait: lts, T-Snake; cobra_gaits.gait_source.LtsSource) or the tumbling latch (gait: tumble).
 
 With use_sim_time the node takes /clock itself (cobra_gaits.sim_ticks): its own loop waits on
 the /clock subscription alone, takes every queued sample raw and ticks at once when a command
