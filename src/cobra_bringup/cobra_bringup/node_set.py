@@ -16,9 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cobra_description.robot_model import (DEFAULT_ROBOT, URDF_PATH_ENV, RobotModelError, default_urdf_path,
-                                          load_robot_model)
-from cobra_gaits.gait_source import has_twist_joints
+from cobra_description.robot_model import DEFAULT_ROBOT, RobotModelError, default_urdf_path, load_robot_model
 from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
 from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, available_gaits, load_gait_parameters
 from cobra_gaits.sidewinding import DIRECTIONS, GaitError
@@ -162,16 +160,12 @@ def default_bag_path(launch_file: str) -> Path:
 
 
 def robot_urdf_path(robot: str) -> Path:
-    """The absolute URDF path of `robot` (cobra_description's installed copy); BringupError when
-    $COBRA_URDF points at another robot's URDF (it overrides the installed one for every robot)."""
+    """The absolute path of `robot`'s installed URDF, checked to load (one-line BringupError)."""
     path = default_urdf_path(robot).resolve()
     try:
-        twists = has_twist_joints(load_robot_model(path).gait_joints())
+        load_robot_model(path)
     except RobotModelError as error:
         raise BringupError(' '.join(str(error).split())) from None
-    if twists != (robot == 'tsnake'):
-        raise BringupError(f'robot:={robot} but {path} is {"the T-Snake" if twists else "COBRA"}: '
-                           f'${URDF_PATH_ENV} overrides the URDF of every robot; unset it')
     return path
 
 

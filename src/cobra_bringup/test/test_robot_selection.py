@@ -69,8 +69,8 @@ def test_impossible_robot_gait_pairs_are_refused_with_the_fix(words, launch_file
 
 def test_a_cobra_urdf_override_is_not_taken_for_the_tsnake(monkeypatch):
     monkeypatch.setenv('COBRA_URDF', str(PACKAGE.parent / 'cobra_description' / 'urdf' / 'cobra.urdf'))
-    with pytest.raises(BringupError, match=r'robot:=tsnake but .*cobra.urdf is COBRA: \$COBRA_URDF overrides'):
-        _specs(launch_file='lts.launch.py')
+    specs = _specs(launch_file='lts.launch.py')
+    assert Path(specs['gait_node'].parameters['urdf_path']).name == 'tsnake.urdf'
 
 
 def test_a_cobra_csv_is_refused_for_the_tsnake(tmp_path):

@@ -391,8 +391,9 @@ def _parse_robot(robot: ET.Element, source: Path | None) -> RobotModel:
 
 
 def default_urdf_path(robot: str = DEFAULT_ROBOT) -> Path:
-    """The installed URDF (ament index), else $COBRA_URDF, else the source tree's copy."""
-    override = os.environ.get(URDF_PATH_ENV)
+    """$COBRA_URDF for COBRA (a test or a modified robot), else the installed URDF (ament index),
+    else the source tree's copy. The override is COBRA's alone: the T-Snake always loads its own."""
+    override = os.environ.get(URDF_PATH_ENV) if robot == DEFAULT_ROBOT else None
     if override:
         return Path(override)
     try:

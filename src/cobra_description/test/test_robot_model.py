@@ -179,6 +179,8 @@ def test_missing_file_error_names_the_path(tmp_path):
 def test_cobra_urdf_environment_variable_overrides_default(tmp_path, monkeypatch):
     monkeypatch.setenv('COBRA_URDF', str(tmp_path / 'x.urdf'))
     assert default_urdf_path() == tmp_path / 'x.urdf'
+    # COBRA's override: the T-Snake keeps its own URDF (it used to get COBRA's file)
+    assert default_urdf_path('tsnake').name == 'tsnake.urdf'
 
 
 def test_malformed_xml_raises(tmp_path):
