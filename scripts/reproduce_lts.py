@@ -4,9 +4,10 @@
   scripts/reproduce_lts.py [--out out/lts_paper] [--quick] [--sections a,b,d]
       [--slope-deg 20] [--track-m 2.0] [--turn-s 90] [--max-traverse-s 300]
 
-* §IV-A (library only): 200 s of twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1); lateral
-  joint angles of our piecewise-constant method vs the continuous ("existing") method: bound,
-  envelope early/late, period against the expected one, shape error. Fig. 6 like figure.
+* §IV-A: 200 s of twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1); lateral joint angles of
+  our piecewise-constant method vs the continuous ("existing") method (library): bound, envelope
+  early/late, period against the expected one, shape error; both played in the sim: head path and
+  how far the body point at the turning centre s0 wanders. Fig. 6 like figure.
 * §IV-B (sim, rigid ground): in-place turning LTS (a0 = 0.6, a1 = -2 a0/L) vs the rolling-vector
   baseline (omega_h = 0.4, omega_t = -0.4), then the baseline time-scaled to the LTS's measured yaw
   rate; twist-joint mean and peak power |tau theta_dot|, share of the two most-loaded joints,
@@ -18,7 +19,7 @@
 Writes CSV tables, summary.md and PNG figures (matplotlib Agg) to --out, all at the end (a bad
 option or a failed run leaves nothing behind); prints every compared row with the paper's number,
 ours and the difference (in % of the paper's value, or in points for percentages). --quick: short
-runs, a CI smoke test whose numbers are not comparable (§IV-A, library only, always runs in full).
+runs, a CI smoke test whose numbers are not comparable (§IV-A's library part always runs in full).
 Bad options: one message, exit 2.
 """
 
@@ -42,8 +43,8 @@ sys.path[:0] = [str(p) for p in sorted((REPO / 'src').iterdir()) if (p / 'packag
 from cobra_gaits.lts import (LinearTwistParams, LtsGait, LtsJointGenerator, lts_preset,  # noqa: E402
                              shape_error_m)
 from cobra_sim.lts_runs import (LtsRunError, RunConfig, RunRecord, dominant_period_s,  # noqa: E402
-                                lateral_angle_periods_s, load_share_of_top, relative_change, run_gait,
-                                time_scaled_twist, whole_periods_s)
+                                lateral_angle_periods_s, load_share_of_top, point_on_body_xy_m,
+                                relative_change, run_gait, time_scaled_twist, whole_periods_s)
 
 SECTIONS = ('a', 'b', 'd')
 PAPER = {  # seed 002 §IV; see /work/shared/design/seed-facts.md
@@ -155,7 +156,15 @@ def section_a(args: argparse.Namespace, out: Path, comparison: Comparison, summa
               ['method', 'module', 'expected_period_s', f'period_first_{period_window:g}s',
                f'period_last_{period_window:g}s',
                'error_first_pct', 'error_last_pct', 'resolvable'], period_rows)
-    plot_integration(out / 'fig6_integration.png', times, existing[:, :, 2], ours[:, :, 2])
+    sim_duration = 40.0 if args.quick else duration
+    sim_records = {method: run_gait(gait, RunConfig(duration_s=sim_duration), continuous=method == 'existing')
+                   for method in ('ours', 'existing')}
+    sim_rows = [[method, math.degrees(record.yaw_rate_rad_s()), 100 * record.turning_centre_wander_m(),
+                 100 * float(np.linalg.norm((record.com_m[-1] - record.com_m[0])[:2]))]
+                for method, record in sim_records.items()]
+    write_csv(out / 'ivA_sim.csv', ['method', 'yaw_rate_deg_s', 'turning_centre_wander_cm', 'com_net_displacement_cm'],
+              sim_rows)
+    plot_integration(out / 'fig6_integration.png', times, existing[:, :, 2], ours[:, :, 2], sim_records)
     summary.append(f'## §IV-A: twisting sidewinding for {duration:g} s (library, dt = {gait.time_step_s} s)\n')
     summary.append('omega_t = 0, a1 = 1.5 rad/(m s), a0 = -1 rad/s. The paper gives only Fig. 6 (no numbers): '
                    'ours must stay bounded and periodic, the continuous method drifts. Expected period of '
@@ -168,7 +177,14 @@ def section_a(args: argparse.Namespace, out: Path, comparison: Comparison, summa
                              'max period error'],
                             [[r[0], fmt(r[1]), fmt(r[2]), fmt(r[3]), fmt(r[4]), f'{r[5]:+.1f} %',
                               f'{r[6]:.1f} / {r[7]:.1f}', f'{r[8]:.1f} %'] for r in rows]))
+    summary.append(f'In the sim ({sim_duration:g} s on rigid ground, Fig. 6 (b), (d)): the point of the body at the '
+                   f'turning centre s0 = -a0/a1 = {gait.twist.turning_centre_m:.3f} m should stay put while the '
+                   'robot turns about it; "wander" = its largest distance from its mean position.\n')
+    summary.append(md_table(['method', 'yaw rate [deg/s]', 'turning-centre wander [cm]', 'net COM displacement [cm]'],
+                            [[r[0], f'{r[1]:.2f}', f'{r[2]:.1f}', f'{r[3]:.1f}'] for r in sim_rows]))
     summary.append('![Fig. 6](fig6_integration.png)\n')
+    for r in sim_rows:
+        comparison.add('IV-A', f'sim: turning-centre wander over {sim_duration:g} s, {r[0]} [cm]', math.nan, r[2], 'cm')
     for r in rows:
         name = r[0].split(' ')[0]
         comparison.add('IV-A', f'max abs lateral angle over {duration:g} s, {name} [rad]', math.nan, r[1], 'rad')
@@ -359,18 +375,32 @@ def md_table(header: list[str], rows: list[list[str]]) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def plot_integration(path: Path, times: np.ndarray, existing: np.ndarray, ours: np.ndarray) -> None:
+def plot_integration(path: Path, times: np.ndarray, existing: np.ndarray, ours: np.ndarray,
+                     sim_records: dict[str, RunRecord]) -> None:
     import matplotlib.pyplot as plt
-    figure, axes = plt.subplots(2, 1, figsize=(10, 6), sharex=True, sharey=True)
-    for axis, angles, title in ((axes[0], existing, '(a) existing continuous integration'),
-                                (axes[1], ours, '(c) ours: piecewise-constant twist')):
+    figure, axes = plt.subplots(2, 2, figsize=(14, 6.5), gridspec_kw={'width_ratios': [2.4, 1]})
+    for axis, key, title in ((axes[0, 1], 'existing', '(b) sim, existing'), (axes[1, 1], 'ours', '(d) sim, ours')):
+        record = sim_records[key]
+        head = record.body_xy_m[:, 0]
+        centre = point_on_body_xy_m(record.body_xy_m, record.body_arc_m, record.gait.twist.turning_centre_m)
+        axis.plot(head[:, 0], head[:, 1], linewidth=0.6, label='head')
+        axis.plot(centre[:, 0], centre[:, 1], linewidth=0.8, color='k', label='body point at s0')
+        axis.set_aspect('equal', adjustable='datalim')
+        axis.set_title(title)
+        axis.set_xlabel('x [m]')
+        axis.set_ylabel('y [m]')
+        axis.legend(fontsize=7)
+    axes[1, 0].sharex(axes[0, 0])
+    axes[1, 0].sharey(axes[0, 0])
+    for axis, angles, title in ((axes[0, 0], existing, '(a) existing continuous integration'),
+                                (axes[1, 0], ours, '(c) ours: piecewise-constant twist')):
         for module in range(angles.shape[1]):
             axis.plot(times, angles[:, module], linewidth=0.6, label=f'module {module + 1}')
         axis.set_title(title)
         axis.set_ylabel('lateral angle [rad]')
         axis.grid(alpha=0.3)
-    axes[1].set_xlabel('time [s]')
-    axes[0].legend(ncol=6, fontsize=7, loc='upper right')
+    axes[1, 0].set_xlabel('time [s]')
+    axes[0, 0].legend(ncol=6, fontsize=7, loc='upper right')
     figure.suptitle('Twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1): lateral joint angles (cf. seed 002 Fig. 6)')
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -464,9 +494,10 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    print(f"{'section':7s} {'quantity':72s} {'paper':>8s} {'ours':>9s} {'ours vs paper':>14s}")
+    width = max([len('quantity')] + [len(row[1]) for row in rows])
+    print(f"{'section':7s} {'quantity':{width}s} {'paper':>8s} {'ours':>9s} {'ours vs paper':>14s}")
     for s, q, p, o, _, _, text in rows:
-        print(f'{s:7s} {q:72s} {fmt(p):>8s} {fmt(o):>9s} {text:>14s}')
+        print(f'{s:7s} {q:{width}s} {fmt(p):>8s} {fmt(o):>9s} {text:>14s}')
     print(f'wrote {args.out} ({elapsed:.0f} s)')
     return 0
 

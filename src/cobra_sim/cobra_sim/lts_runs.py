@@ -99,6 +99,17 @@ def body_yaw_rad(body_xy_m: np.ndarray) -> np.ndarray:
     return np.unwrap(np.arctan2(axis[:, 1], axis[:, 0]))
 
 
+def point_on_body_xy_m(body_xy_m: np.ndarray, body_arc_m: np.ndarray, arc_m: float) -> np.ndarray:
+    """[M, 2] horizontal position of the backbone point at arc length `arc_m` from the head, from
+    the link origins [M, n, 2] at arc lengths `body_arc_m` (the T-Snake's pieces are straight
+    between joint points, so linear interpolation between neighbouring origins is exact)."""
+    arcs = np.asarray(body_arc_m, dtype=float)
+    k = int(np.clip(np.searchsorted(arcs, arc_m) - 1, 0, len(arcs) - 2))
+    fraction = (arc_m - arcs[k]) / (arcs[k + 1] - arcs[k])
+    xy = np.asarray(body_xy_m, dtype=float)
+    return xy[:, k] + fraction * (xy[:, k + 1] - xy[:, k])
+
+
 def yaw_rate_rad_s(times_s: np.ndarray, yaw_rad: np.ndarray) -> float:
     """Least-squares slope of yaw over time."""
     times = np.asarray(times_s, dtype=float)
@@ -273,6 +284,21 @@ class RunRecord:
 
     def yaw_rate_rad_s(self) -> float:
         return yaw_rate_rad_s(self.sample_times_s, body_yaw_rad(self.body_xy_m))
+
+    @property
+    def body_arc_m(self) -> np.ndarray:
+        """Arc length from the head of each recorded link origin: the head tip, then the joint
+        points s_i = (i - 1/2) L0 (urdf/tsnake.urdf puts each piece's frame at its front joint)."""
+        return np.concatenate([[0.0], self.gait.geometry.joint_arc_lengths_m])
+
+    def turning_centre_wander_m(self) -> float:
+        """Largest distance of the body point at the gait's turning centre s0 from its mean
+        position: ~0 for a turn about s0 (§III-C4, Eq. (15)); nan for a gait without s0."""
+        centre = getattr(self.gait.twist, 'turning_centre_m', None)
+        if centre is None:
+            return math.nan
+        xy = point_on_body_xy_m(self.body_xy_m, self.body_arc_m, centre)
+        return float(np.max(np.linalg.norm(xy - xy.mean(axis=0), axis=1)))
 
     def distance_m(self) -> np.ndarray:
         """[M] COM distance from the gait start, in the ground plane (any direction)."""

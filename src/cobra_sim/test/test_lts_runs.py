@@ -13,7 +13,7 @@ import pytest
 from cobra_gaits.lts import LinearTwistParams, RollingVectorParams, lts_preset
 from cobra_sim.lts_runs import (LtsRunError, RunConfig, block_means, body_yaw_rad, dominant_period_s,
                                 gait_period_s, ground_plane_distance_m, lateral_angle_periods_s,
-                                load_share_of_top, output_power_w, relative_change, run_gait,
+                                load_share_of_top, output_power_w, point_on_body_xy_m, relative_change, run_gait,
                                 time_scaled_twist, track_progress_m, traversal_time_s, whole_periods_s,
                                 yaw_rate_rad_s)
 
@@ -74,6 +74,14 @@ def test_body_yaw_follows_a_turning_chain_through_the_wrap_and_points_tail_to_he
     np.testing.assert_allclose(measured - measured[0], yaw - yaw[0], atol=0.05)
     assert math.cos(measured[0] - 2.5) > 0.99  # tail -> head, not the reverse
     assert yaw_rate_rad_s(times, measured) == pytest.approx(rate, rel=0.01)
+
+
+def test_point_on_body_interpolates_along_the_straight_piece_between_joint_points():
+    arcs = np.array([0.0, 0.1, 0.3, 0.5])
+    xy = np.array([[[0.0, 0.0], [-0.1, 0.0], [-0.1, -0.2], [-0.3, -0.2]]] * 2)
+    np.testing.assert_allclose(point_on_body_xy_m(xy, arcs, 0.2), [[-0.1, -0.1]] * 2)
+    np.testing.assert_allclose(point_on_body_xy_m(xy, arcs, 0.5), [[-0.3, -0.2]] * 2)
+    np.testing.assert_allclose(point_on_body_xy_m(xy, arcs, 0.0), [[0.0, 0.0]] * 2)
 
 
 def test_traversal_time_interpolates_and_is_none_when_the_track_is_not_covered():
