@@ -42,6 +42,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--tumble-s', type=float, default=8.0, help='latched tumbling time [s], (0, 600]')
     parser.add_argument('--friction', type=float, default=0.5, help='ground Coulomb μ (thesis §7: 0.5)')
     parser.add_argument('--limp', action='store_true', help='torque off while latched (weld alone holds the loop)')
+    parser.add_argument('--latch-retry', action='store_true',
+                        help='sequence: repeat latch/set true every tick while latching (the gait sends it once)')
+    parser.add_argument('--wave-amplitude-rad', type=float, default=0.0,
+                        help='travelling mode-2 bend wave on the pitch joints while latched, [0, 0.5] rad; 0 = passive')
+    parser.add_argument('--wave-frequency-hz', type=float, default=1.0, help='its frequency, (0, 3] Hz')
     parser.add_argument('--urdf', default=str(default_urdf_path('cobra')), help='robot URDF (needs the latch frames)')
     parser.add_argument('--out', default=str(REPO / 'out' / 'tumble'), help='folder for the JSON and PNG')
     return parser.parse_args(argv)
@@ -58,10 +63,12 @@ def configs(args: argparse.Namespace) -> list[TumbleRunConfig]:
     result = []
     for start in starts:
         try:
-            result.append(TumbleRunConfig(slope_deg=args.slope_deg, start=start, tumble_s=args.tumble_s,
-                                          friction=args.friction, limp=args.limp).validated())
+            result.append(TumbleRunConfig(
+                slope_deg=args.slope_deg, start=start, tumble_s=args.tumble_s, friction=args.friction,
+                limp=args.limp, latch_retry=args.latch_retry, wave_amplitude_rad=args.wave_amplitude_rad,
+                wave_frequency_hz=args.wave_frequency_hz).validated())
         except TumbleRunError as error:
-            raise UsageError(f'{error} (--tumble-s / --friction)') from error
+            raise UsageError(f'--{str(error).split("=")[0].replace("_", "-")}: {error}') from error
     return result
 
 
@@ -84,18 +91,25 @@ def comparison_rows(summary: dict) -> list[tuple[str, str, str]]:
 
 
 def print_summary(summary: dict) -> None:
-    print(f"\n== start: {summary['start']}  slope {summary['slope_deg']:g} deg  μ {summary['friction']:g}"
+    wave = (f"  wave {summary['wave_amplitude_rad']:g} rad @ {summary['wave_frequency_hz']:g} Hz"
+            if summary['wave_amplitude_rad'] else '  passive')
+    print(f"\n== start: {summary['start']}  slope {summary['slope_deg']:g} deg  μ {summary['friction']:g}{wave}"
           f"{'  limp' if summary['limp'] else ''}  ->  {summary['outcome']}")
     if summary.get('latched_at_s') is None:
         print('   never latched')
         return
     if not summary['rolled']:
         print(f"   latched at {summary['latched_at_s']:.2f} s; did NOT roll (turns {summary.get('turns')}, "
-              f"moved {summary.get('distance_rolled_m')} m)")
+              f"moved {summary.get('distance_rolled_m')} m"
+              + (f", toppled onto its side {summary['toppled_after_s']} s after latching)"
+                 if summary.get('toppled_after_s') is not None else ')'))
         return
     print(f"   latched at {summary['latched_at_s']:.2f} s, COM already {summary['com_along_at_latch_m']} m down "
           f"at {summary['com_speed_at_latch_m_s']} m/s")
-    print(f"   rolled {summary['distance_rolled_m']} m, {summary['turns']} turns in {summary['tumbling_duration_s']} s")
+    print(f"   rolled {summary['distance_rolled_m']} m, {summary['turns']} turns in {summary['tumbling_duration_s']} s; "
+          f"max tilt of the loop {summary['max_tilt_deg']} deg"
+          + (f", TOPPLED onto its side {summary['toppled_after_s']} s after latching"
+             if summary['toppled_after_s'] is not None else ' (stayed upright)'))
     print('   t [s]   COM speed [m/s]   roll rate [rad/s]')
     for row in summary['per_second']:
         print(f"   {row['t_s']:5d}   {row['com_speed_m_s']:15.3f}   {row['roll_rate_rad_s']:17.3f}")

@@ -32,6 +32,7 @@ from cobra_sim.terrain import RigidGround, RigidGroundParams, slope_rotation
 
 GRAVITY_M_S2 = 9.81
 GAIT_PERIOD_S = 0.01  # the gait node's default period (100 Hz)
+TOPPLED_TILT_DEG = 60.0  # loop plane this far from upright: it fell onto its side
 STARTS = ('sequence', 'rest')
 # seed-facts.md, DEM tumbling (thesis §19-23, §28): wheel stand-in of the closed loop
 DEM_WHEEL = {'slope_deg': 24.0, 'radius_m': 0.20, 'width_m': 0.12, 'mass_kg': 6.0,
@@ -53,6 +54,10 @@ class TumbleRunConfig:
     curl_speed_rad_s: float = 0.6  # TumbleParams default: peak joint speed of the curl
     limp: bool = False  # torque off once latched (only the weld keeps the loop closed)
     latch_retry: bool = False  # repeat latch/set true every gait tick while latching (the machine sends it once)
+    # optional shape wave while latched: a mode-2 bend wave on the pitch joints travelling round the
+    # loop, δ_k = A cos(4πk/n + 2π f t) (k-th pitch joint of n, ramped in over 1 s); 0 = passive
+    wave_amplitude_rad: float = 0.0
+    wave_frequency_hz: float = 1.0
 
     def validated(self) -> TumbleRunConfig:
         if self.start not in STARTS:
@@ -61,6 +66,11 @@ class TumbleRunConfig:
             raise TumbleRunError(f'tumble_s={self.tumble_s}: use 0 < tumble_s <= 600 [s]')
         if not (math.isfinite(self.friction) and self.friction > 0.0):
             raise TumbleRunError(f'friction={self.friction}: use a positive Coulomb coefficient')
+        if not (math.isfinite(self.wave_amplitude_rad) and 0.0 <= self.wave_amplitude_rad <= 0.5):
+            raise TumbleRunError(f'wave_amplitude_rad={self.wave_amplitude_rad}: use 0 <= A <= 0.5 rad '
+                                 f'(the curl pose leaves ~0.45 rad to the joint limits)')
+        if not (math.isfinite(self.wave_frequency_hz) and 0.0 < self.wave_frequency_hz <= 3.0):
+            raise TumbleRunError(f'wave_frequency_hz={self.wave_frequency_hz}: use 0 < f <= 3 Hz')
         return self
 
 
@@ -72,6 +82,7 @@ class TumbleTrace:
     com_along_m: list[float] = field(default_factory=list)  # COM displacement down the slope
     com_speed_m_s: list[float] = field(default_factory=list)  # COM velocity along the slope
     roll_rate_rad_s: list[float] = field(default_factory=list)  # head angular velocity about world y
+    tilt_deg: list[float] = field(default_factory=list)  # loop plane vs upright: 0 rolling upright, 90 lying on its side
     latched: list[bool] = field(default_factory=list)
     states: list[tuple[float, str]] = field(default_factory=list)  # (time, machine event)
     link_names: list[str] = field(default_factory=list)
@@ -89,6 +100,20 @@ def downhill_and_normal(slope_deg: float) -> tuple[np.ndarray, np.ndarray]:
 def make_sim(robot: RobotModel, slope_deg: float, friction: float) -> CobraSim:
     ground = RigidGround(RigidGroundParams(friction_static=friction), slope_deg=slope_deg)
     return CobraSim(robot, ground, SimParams(settle_duration_s=0.5), np.random.default_rng(0))
+
+
+def shape_wave(robot: RobotModel, config: TumbleRunConfig, time_s: float) -> np.ndarray:
+    """Offsets [rad] of the gait joints for the optional travelling bend wave (zero when off)."""
+    joints = robot.gait_joints()
+    offsets = np.zeros(len(joints))
+    if config.wave_amplitude_rad == 0.0:
+        return offsets
+    pitch = [i for i, joint in enumerate(joints) if joint.axis_kind == 'pitch']
+    ramp = min(1.0, max(time_s, 0.0))
+    for k, i in enumerate(pitch):
+        phase = 4.0 * math.pi * k / len(pitch) + 2.0 * math.pi * config.wave_frequency_hz * time_s
+        offsets[i] = ramp * config.wave_amplitude_rad * joints[i].axis_sign * math.cos(phase)
+    return offsets
 
 
 def _machine(robot: RobotModel, config: TumbleRunConfig) -> TumbleMachine:
@@ -128,6 +153,8 @@ class _Recorder:
         trace.com_along_m.append(float((sim.center_of_mass() - self.com_start) @ self.downhill))
         trace.com_speed_m_s.append(float(com_velocity @ self.downhill))
         trace.roll_rate_rad_s.append(float(omega_world[1]))
+        # the loop closes in the head's x-z plane: its axis is the head's y axis, world y when upright
+        trace.tilt_deg.append(math.degrees(math.acos(min(1.0, abs(float(rotation.reshape(3, 3)[1, 1]))))))
         trace.latched.append(sim.latched)
         if sim.latched and trace.latched_at_s is None:
             trace.latched_at_s = sim.time_s
@@ -155,6 +182,8 @@ def run_sequence(robot: RobotModel, config: TumbleRunConfig) -> TumbleTrace:
 
     def tick() -> None:
         targets = machine.advance(GAIT_PERIOD_S, sim.joint_positions()[index], sim.latched)
+        if machine.state == TumbleState.TUMBLING and recorder.trace.latched_at_s is not None:
+            targets = targets + shape_wave(robot, config, sim.time_s - recorder.trace.latched_at_s)
         sim.set_targets(dict(zip(machine.joint_names, targets)))
         latch, torque = machine.take_requests()
         if latch is None and config.latch_retry and machine.state == TumbleState.LATCHING and not sim.latched:
@@ -218,7 +247,14 @@ def run_from_rest(robot: RobotModel, config: TumbleRunConfig) -> TumbleTrace:
     if config.limp:
         sim.set_torque_enabled(False)
     recorder.sample()
-    _advance(recorder, config.tumble_s)
+    curl = dict(zip([j.name for j in robot.gait_joints()], sim.joint_positions()))
+    names = list(curl)
+    held = np.array([curl[name] for name in names])
+
+    def wave() -> None:
+        sim.set_targets(dict(zip(names, held + shape_wave(robot, config, sim.time_s))))
+
+    _advance(recorder, config.tumble_s, wave if config.wave_amplitude_rad else None)
     recorder.trace.outcome = 'latched at rest on the slope'
     return recorder.trace
 
@@ -238,8 +274,9 @@ def summarize(trace: TumbleTrace, config: TumbleRunConfig) -> dict:
     time_s = np.array(trace.time_s)
     latched = np.array(trace.latched, dtype=bool)
     summary: dict = {'start': config.start, 'slope_deg': config.slope_deg, 'friction': config.friction,
-                     'limp': config.limp, 'outcome': trace.outcome, 'events': trace.states,
-                     'latched_at_s': trace.latched_at_s}
+                     'limp': config.limp, 'wave_amplitude_rad': config.wave_amplitude_rad,
+                     'wave_frequency_hz': config.wave_frequency_hz, 'outcome': trace.outcome,
+                     'events': trace.states, 'latched_at_s': trace.latched_at_s}
     if not latched.any():
         summary['rolled'] = False
         return summary
@@ -248,6 +285,8 @@ def summarize(trace: TumbleTrace, config: TumbleRunConfig) -> dict:
     along = np.array(trace.com_along_m)[window]
     speed = np.array(trace.com_speed_m_s)[window]
     roll = np.array(trace.roll_rate_rad_s)[window]
+    tilt = np.array(trace.tilt_deg)[window]
+    toppled = np.flatnonzero(tilt > TOPPLED_TILT_DEG)
     distance_m = float(along[-1] - along[0])
     turns = float(np.sum(roll) * GAIT_PERIOD_S / (2.0 * math.pi))
     moving = np.abs(roll) > 0.5
@@ -260,6 +299,8 @@ def summarize(trace: TumbleTrace, config: TumbleRunConfig) -> dict:
                                'roll_rate_rad_s': round(float(roll[rows].mean()), 3)})
     fit = np.polyfit(t, speed, 1) if len(t) > 2 else (0.0, 0.0)
     summary.update({
+        'max_tilt_deg': round(float(tilt.max()), 1),
+        'toppled_after_s': round(float(t[toppled[0]]), 2) if len(toppled) else None,
         'com_along_at_latch_m': round(float(along[0]), 4),  # already travelled while curling
         'com_speed_at_latch_m_s': round(float(speed[0]), 4),
         'rolled': bool(turns >= 1.0),

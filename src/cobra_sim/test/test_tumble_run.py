@@ -2,7 +2,8 @@
 
 Found by scripts/tumble_report.py and pinned here: put at rest upright on the slope, the latched
 loop (servos holding the curl pose) rolls from 18° up and stays put at 10° (it topples sideways
-there instead); the gait's own sequence (cobra_gaits.tumbling) curls, latches and rolls on 24°.
+there instead), where a travelling mode-2 bend wave rolls it; the gait's own sequence
+(cobra_gaits.tumbling) curls, latches and rolls on 24°.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def test_the_latched_loop_does_not_roll_from_rest_on_10_degrees(robot):
     assert summary['distance_rolled_m'] < 0.3
 
 
+def test_a_travelling_bend_wave_rolls_the_loop_where_it_would_not_roll_passively(robot):
+    config = TumbleRunConfig(slope_deg=10.0, start='rest', tumble_s=4.0, wave_amplitude_rad=0.4,
+                             wave_frequency_hz=1.0)
+    summary = summarize(run_tumble(robot, config), config)
+    assert summary['rolled'] and summary['distance_rolled_m'] > 1.5  # passive: < 0.3 m (test above)
+
+
 def test_the_gait_sequence_curls_latches_and_rolls_on_24_degrees(robot):
     config = TumbleRunConfig(slope_deg=24.0, start='sequence', tumble_s=2.0, latch_retry=True)
     trace = run_tumble(robot, config)
@@ -74,7 +82,8 @@ def test_bad_run_configs_are_refused(robot, changes, message):
 @pytest.mark.parametrize('arguments, message', [
     (['--slope-deg', '90'], '--slope-deg: slope_deg:=90.0 is not a slope'),
     (['--start', 'sideways'], '--start sideways'),
-    (['--tumble-s', '0'], 'tumble_s=0.0'),
+    (['--tumble-s', '0'], '--tumble-s: tumble_s=0.0'),
+    (['--wave-amplitude-rad', '2'], '--wave-amplitude-rad: wave_amplitude_rad=2.0'),
 ])
 def test_tumble_report_refuses_bad_input_and_writes_nothing(tmp_path, arguments, message):
     out = tmp_path / 'report'
