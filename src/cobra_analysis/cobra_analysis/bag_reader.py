@@ -14,6 +14,7 @@ what to do; a topic that is simply absent leaves its field None (the report drop
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_typestore
 
+from cobra_analysis import cdr_bulk
 from cobra_sim.heightmap_cloud import HeightmapCloudError, cloud_points
 
 JOINT_STATES = 'joint_states'
@@ -39,6 +41,7 @@ READ_TOPICS = ('joint_commands', 'joint_states', 'odom', 'ground_truth/odom', 'c
                'terrain/heightmap', 'latch/state', 'tumble/state')
 CUSTOM_DATA_PREFIX = 'cobra.'  # metadata.yaml custom_data keys this report reads (see README)
 _TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+_BULK_KINDS = (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, CONTACT_PREFIX)
 _DIAGNOSTIC_KEYS = ('terrain', 'terrain_file', 'robot', 'gait', 'slope_deg')
 
 
@@ -140,62 +143,91 @@ def _yaw_rad(qx: np.ndarray, qy: np.ndarray, qz: np.ndarray, qw: np.ndarray) -> 
 
 
 class _JointAccumulator:
-    """JointState messages into columns by name (a message may name a subset, or another order)."""
+    """JointState rows into columns by name (a message may name a subset, or another order)."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
-        self.times: list[float] = []
-        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self._columns: dict[tuple[str, ...], np.ndarray] = {}
+        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add_block(self, times_s: np.ndarray, names: tuple[str, ...], position: np.ndarray, velocity: np.ndarray,
+                  effort: np.ndarray) -> None:
+        """Rows that all name the same joints; a velocity/effort block of another width is NaN."""
+        for name in names:
+            if name not in self.names:
+                self.names.append(name)
+        columns = np.array([self.names.index(n) for n in names], dtype=int)
+        rows, count = len(times_s), len(names)
+
+        def fit(block: np.ndarray) -> np.ndarray:
+            block = np.asarray(block, dtype=float).reshape(rows, -1)
+            return block if block.shape[1] == count else np.full((rows, count), np.nan)
+
+        self.blocks.append((np.asarray(times_s, dtype=float), columns, fit(position), fit(velocity), fit(effort)))
 
     def add(self, message: Any) -> None:
-        key = tuple(message.name)
-        columns = self._columns.get(key)
-        if columns is None:
-            for name in key:
-                if name not in self.names:
-                    self.names.append(name)
-            columns = self._columns[key] = np.array([self.names.index(n) for n in key], dtype=int)
-        count = len(key)
-
-        def values(array: Any) -> np.ndarray:
-            data = np.asarray(array, dtype=float)
-            return data if len(data) == count else np.full(count, np.nan)
-
-        self.times.append(_stamp_s(message.header.stamp))
-        self.rows.append((columns, values(message.position), values(message.velocity), values(message.effort)))
+        self.add_block(np.array([_stamp_s(message.header.stamp)]), tuple(message.name),
+                       np.asarray(message.position, dtype=float)[None], np.asarray(message.velocity, dtype=float)[None],
+                       np.asarray(message.effort, dtype=float)[None])
 
     def series(self) -> JointSeries | None:
-        if not self.times:
+        if not self.blocks:
             return None
-        shape = (len(self.times), len(self.names))
+        total = sum(len(block[0]) for block in self.blocks)
+        shape = (total, len(self.names))
         position, velocity, effort = (np.full(shape, np.nan) for _ in range(3))
-        if len(self._columns) == 1:  # the common case: every message names the same joints
-            columns = next(iter(self._columns.values()))
-            position[:, columns] = np.array([row[1] for row in self.rows])
-            velocity[:, columns] = np.array([row[2] for row in self.rows])
-            effort[:, columns] = np.array([row[3] for row in self.rows])
-        else:
-            for index, (columns, p, v, e) in enumerate(self.rows):
-                position[index, columns], velocity[index, columns], effort[index, columns] = p, v, e
-        times = np.array(self.times)
+        times = np.empty(total)
+        row = 0
+        for block_times, columns, p, v, e in self.blocks:
+            rows = slice(row, row + len(block_times))
+            times[rows] = block_times
+            position[rows, columns], velocity[rows, columns], effort[rows, columns] = p, v, e
+            row += len(block_times)
         order = np.argsort(times, kind='stable')
         return JointSeries(times[order], tuple(self.names), position[order], velocity[order], effort[order])
 
 
-def _pose_series(topic: str, messages: list[Any]) -> PoseSeries | None:
-    if not messages:
+def _joint_reference(message: Any) -> dict[str, np.ndarray]:
+    return {name: np.asarray(getattr(message, name), dtype=float) for name in ('position', 'velocity', 'effort')}
+
+
+def _odometry_reference(message: Any) -> dict[str, np.ndarray]:
+    pose, twist = message.pose, message.twist
+    return {'pose': np.array([pose.pose.position.x, pose.pose.position.y, pose.pose.position.z,
+                              pose.pose.orientation.x, pose.pose.orientation.y, pose.pose.orientation.z,
+                              pose.pose.orientation.w]),
+            'pose_covariance': np.asarray(pose.covariance, dtype=float),
+            'twist': np.array([twist.twist.linear.x, twist.twist.linear.y, twist.twist.linear.z,
+                               twist.twist.angular.x, twist.twist.angular.y, twist.twist.angular.z]),
+            'twist_covariance': np.asarray(twist.covariance, dtype=float)}
+
+
+def _wrench_reference(message: Any) -> dict[str, np.ndarray]:
+    force, torque = message.wrench.force, message.wrench.torque
+    return {'wrench': np.array([force.x, force.y, force.z, torque.x, torque.y, torque.z])}
+
+
+def _decode_rows(raws: list[bytes], msgtype: str, deserialize: Callable[[bytes, str], Any],
+                 layout_of: Callable[[bytes], cdr_bulk.Layout],
+                 reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[list[cdr_bulk.BulkResult], list[Any]]:
+    """Bulk-decoded row groups, and the leftover messages decoded one by one."""
+    results, leftover = cdr_bulk.decode_bulk(raws, layout_of, lambda raw: reference(deserialize(raw, msgtype)))
+    return results, [deserialize(raws[i], msgtype) for i in leftover]
+
+
+def _vector_rows(results: list[cdr_bulk.BulkResult], messages: list[Any], block: str,
+                 reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """(stamps, values of `block`) of bulk rows and single messages together, in time order."""
+    times = [r.stamps_s for r in results] + [np.array([_stamp_s(m.header.stamp)]) for m in messages]
+    values = [r.values[block] for r in results] + [reference(m)[block][None] for m in messages]
+    stamps, rows = np.concatenate(times), np.concatenate(values)
+    order = np.argsort(stamps, kind='stable')
+    return stamps[order], rows[order]
+
+
+def _pose_series(topic: str, stamps: np.ndarray, pose: np.ndarray, twist: np.ndarray) -> PoseSeries | None:
+    if len(stamps) == 0:
         return None
-    times = np.array([_stamp_s(m.header.stamp) for m in messages])
-    pose = np.array([(m.pose.pose.position.x, m.pose.pose.position.y, m.pose.pose.position.z,
-                      m.pose.pose.orientation.x, m.pose.pose.orientation.y, m.pose.pose.orientation.z,
-                      m.pose.pose.orientation.w) for m in messages])
-    twist = np.array([(m.twist.twist.linear.x, m.twist.twist.linear.y, m.twist.twist.linear.z,
-                       m.twist.twist.angular.x, m.twist.twist.angular.y, m.twist.twist.angular.z)
-                      for m in messages])
-    order = np.argsort(times, kind='stable')
-    pose, twist, times = pose[order], twist[order], times[order]
-    return PoseSeries(topic, times, pose[:, :3], _yaw_rad(pose[:, 3], pose[:, 4], pose[:, 5], pose[:, 6]),
+    return PoseSeries(topic, stamps, pose[:, :3], _yaw_rad(pose[:, 3], pose[:, 4], pose[:, 5], pose[:, 6]),
                       twist[:, :3], twist[:, 3:])
 
 
@@ -271,7 +303,6 @@ def _read(bag: Path) -> BagData:
             raise BagError(f'{bag}: the bag holds no messages (an empty or aborted recording); '
                            'record a run first')
         wanted: dict[int, str] = {}
-        truth = [c for c in connections if matches(c.topic, TRUTH_ODOM)]
         for connection in connections:
             topic = connection.topic
             for name in (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, HEIGHTMAP, LATCH_STATE,
@@ -282,30 +313,21 @@ def _read(bag: Path) -> BagData:
             else:
                 if contact_link(topic) is not None and connection.msgtype == 'geometry_msgs/msg/WrenchStamped':
                     wanted[connection.id] = CONTACT_PREFIX
-        states, commands = _JointAccumulator(), _JointAccumulator()
-        odometry: dict[str, list[Any]] = {TRUTH_ODOM: [], ODOM: []}
-        wrenches: dict[str, list[tuple[float, float, float, float]]] = {}
+        raws: dict[int, list[bytes]] = {}  # high-rate topics: decoded in bulk after the pass
         clouds: list[tuple[float, Any]] = []
         events: dict[str, tuple[list[float], list[Any]]] = {LATCH_STATE: ([], []), TUMBLE_STATE: ([], [])}
         diagnostics: dict[str, str] = {}
         chosen = [c for c in connections if c.id in wanted]
         if not any(wanted.get(c.id) != DIAGNOSTICS and c.msgcount for c in chosen):
-            raise BagError(f"{bag}: none of the topics the report reads has a message (it reads {', '.join(READ_TOPICS)}); "
-                           f"the bag has {', '.join(sorted(counts)) or 'no topics'}")
+            raise BagError(f"{bag}: none of the topics the report reads has a message (it reads "
+                           f"{', '.join(READ_TOPICS)}); the bag has {', '.join(sorted(counts)) or 'no topics'}")
         for connection, timestamp_ns, raw in reader.messages(connections=chosen):
             kind = wanted[connection.id]
+            if kind in _BULK_KINDS:
+                raws.setdefault(connection.id, []).append(raw)
+                continue
             message = reader.deserialize(raw, connection.msgtype)
-            if kind == JOINT_STATES:
-                states.add(message)
-            elif kind == JOINT_COMMANDS:
-                commands.add(message)
-            elif kind in odometry:
-                odometry[kind].append(message)
-            elif kind == CONTACT_PREFIX:
-                force = message.wrench.force
-                wrenches.setdefault(contact_link(connection.topic) or '', []).append(
-                    (_stamp_s(message.header.stamp), force.x, force.y, force.z))
-            elif kind == HEIGHTMAP:
+            if kind == HEIGHTMAP:
                 clouds.append((_stamp_s(message.header.stamp), message))
             elif kind in events:
                 events[kind][0].append(timestamp_ns * 1e-9)
@@ -317,14 +339,47 @@ def _read(bag: Path) -> BagData:
                             diagnostics[value.key] = value.value
         start_s, duration_s = reader.start_time * 1e-9, reader.duration * 1e-9
         has_clock = any(matches(c.topic, CLOCK) for c in connections)
-    truth_series = _pose_series(truth[0].topic, odometry[TRUTH_ODOM]) if truth else None
-    odom_topic = next((c.topic for c in connections if wanted.get(c.id) == ODOM), ODOM)
-    odom_series = _pose_series(odom_topic, odometry[ODOM])
-    contact: dict[str, WrenchSeries] = {}
-    for link, rows in wrenches.items():
-        array = np.array(rows)
-        array = array[np.argsort(array[:, 0], kind='stable')]
-        contact[link] = WrenchSeries(link, array[:, 0], array[:, 1:])
+        states, commands = _JointAccumulator(), _JointAccumulator()
+        odometry: dict[str, tuple[str, list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
+        contact: dict[str, WrenchSeries] = {}
+        for connection in chosen:
+            kind, rows = wanted[connection.id], raws.get(connection.id)
+            if not rows:
+                continue
+            if kind in (JOINT_STATES, JOINT_COMMANDS):
+                target = states if kind == JOINT_STATES else commands
+                results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
+                                                cdr_bulk.joint_state_layout, _joint_reference)
+                for result in results:
+                    target.add_block(result.stamps_s, tuple(reader.deserialize(result.template, connection.msgtype).name),
+                                     result.values['position'], result.values['velocity'], result.values['effort'])
+                for message in singles:
+                    target.add(message)
+            elif kind in (TRUTH_ODOM, ODOM):
+                results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
+                                                cdr_bulk.odometry_layout, _odometry_reference)
+                stamps, pose = _vector_rows(results, singles, 'pose', _odometry_reference)
+                _, twist = _vector_rows(results, singles, 'twist', _odometry_reference)
+                entry = odometry.setdefault(kind, (connection.topic, [], [], []))
+                entry[1].append(stamps)
+                entry[2].append(pose)
+                entry[3].append(twist)
+            elif kind == CONTACT_PREFIX:
+                results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
+                                                cdr_bulk.wrench_layout, _wrench_reference)
+                stamps, wrench = _vector_rows(results, singles, 'wrench', _wrench_reference)
+                link = contact_link(connection.topic) or connection.topic
+                contact[link] = WrenchSeries(link, stamps, wrench[:, :3])
+
+    def pose_of(kind: str) -> PoseSeries | None:
+        if kind not in odometry:
+            return None
+        topic, stamps, pose, twist = odometry[kind]
+        times = np.concatenate(stamps)
+        order = np.argsort(times, kind='stable')
+        return _pose_series(topic, times[order], np.concatenate(pose)[order], np.concatenate(twist)[order])
+
+    truth_series, odom_series = pose_of(TRUTH_ODOM), pose_of(ODOM)
 
     def event_series(kind: str) -> EventSeries | None:
         times, values = events[kind]

@@ -133,12 +133,13 @@ def write_bag(path: str | Path, run: SyntheticRun) -> Path:
     bag = Path(path)
     plugin = StoragePlugin.MCAP if run.storage == 'mcap' else StoragePlugin.SQLITE3
     prefix = f"/{run.namespace.strip('/')}/" if run.namespace.strip('/') else '/'
-    messages: list[tuple[float, str, str, object]] = []  # (bag time [s], topic, type, message)
+    messages: list[tuple[float, str, str, bytes]] = []  # (bag time [s], topic, type, CDR bytes)
 
     def add(t_s: float, topic: str, msgtype: str, message: object) -> None:
         if topic in run.omit_topics:
             return
-        messages.append((run.start_time_s + t_s, prefix + topic, msgtype, message))
+        messages.append((run.start_time_s + t_s, prefix + topic, msgtype,
+                         bytes(TYPESTORE.serialize_cdr(message, msgtype))))
 
     names = list(run.joint_names)
     command_t = np.arange(0.0, run.duration_s, 1.0 / run.command_rate_hz)
@@ -213,6 +214,6 @@ def write_bag(path: str | Path, run: SyntheticRun) -> Path:
                 connections[topic] = writer.add_connection(topic, msgtype, typestore=TYPESTORE)
         for key, value in run.custom_data.items():
             writer.set_custom_data(key, value)
-        for stamp_s, topic, msgtype, message in messages:
-            writer.write(connections[topic], round(stamp_s * 1e9), TYPESTORE.serialize_cdr(message, msgtype))
+        for stamp_s, topic, _, data in messages:
+            writer.write(connections[topic], round(stamp_s * 1e9), data)
     return bag
