@@ -325,7 +325,9 @@ class SimNode(Node):
             sim.set_targets({LATCH_JOINT: target})
         if sim.latched != was_latched:
             self._latch_pub.publish(Bool(data=sim.latched))
-        self.get_logger().info(f'latch/set {request.data}: {response.message}')
+            self.get_logger().info(f'latch/set {request.data}: {response.message}')
+        else:  # a gait may ask again every tick until the frames come within reach
+            self.get_logger().info(f'latch/set {request.data}: {response.message}', throttle_duration_sec=1.0)
         return response
 
     # --- peers ----------------------------------------------------------------------------------
