@@ -81,7 +81,8 @@ def comparison_rows(summary: dict) -> list[tuple[str, str, str]]:
         ('mass [kg]', f"{DEM_WHEEL['mass_kg']:g}", '6.0 (URDF)'),
         ('rolling radius [m]', f"{DEM_WHEEL['radius_m']:g} (wheel)", f"{summary['effective_radius_m']} (v/ω, median)"),
         ('roll rate [rad/s]', f"{DEM_WHEEL['prescribed_roll_rate_rad_s']:.3f} (prescribed)",
-         f"{summary['mean_roll_rate_rad_s']} mean, {summary['final_roll_rate_rad_s']} last 1 s (passive)"),
+         f"{summary['mean_roll_rate_rad_s']} mean, {summary['final_roll_rate_rad_s']} last 1 s "
+         f"({'shape wave' if summary['wave_amplitude_rad'] else 'passive'})"),
         ('COM speed [m/s]', f"{DEM_WHEEL['reference_speed_m_s']:.3f} (v_ref = ω_r r)",
          f"{summary['mean_com_speed_m_s']} mean, {summary['final_com_speed_m_s']} last 1 s"),
         ('friction μ', f"{DEM_WHEEL['friction']:g} (wheel-terrain 0.67)", f"{summary['friction']:g}"),
