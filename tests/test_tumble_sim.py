@@ -1,0 +1,195 @@
+"""Tumbling latch end to end: sim_node and gait_node (gait:=tumble) as real processes, unpaced.
+
+The sim runs lockstepped (real_time_factor 0), so sim time advances only as fast as the gait
+commands it, however loaded the machine is. Every test judges by what it receives: tumble/state
+messages, latch/state, joint_states and diagnostics; the wall-clock limits only end a test that
+would otherwise hang.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool, String
+from std_srvs.srv import Trigger
+
+from cobra_description.robot_model import load_robot_model
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
+GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+LATCHED = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+SENSOR = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+WALL_LIMIT_S = 180.0  # a hang guard, not a timing criterion
+GAIT_JOINTS = [j.name for j in load_robot_model(URDF).gait_joints()]
+STRAIGHT_TOLERANCE_RAD = 0.15  # the gait's tumble.joint_tolerance_rad default
+
+
+def start(ros_env: dict[str, str], module: str, *ros_args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=ros_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> str:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+    return output
+
+
+class TumbleProbe:
+    """Sim + gait processes and what the test node receives from them."""
+
+    def __init__(self, node: Node, ros_env: dict[str, str], sim_args: tuple[str, ...],
+                 gait_args: tuple[str, ...]) -> None:
+        self.node = node
+        self.states: list[str] = []
+        self.latch: list[bool] = []
+        self.joint_states: JointState | None = None
+        self.diagnostics: list[DiagnosticStatus] = []
+        node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
+        node.create_subscription(Bool, 'latch/state', lambda m: self.latch.append(m.data), LATCHED)
+        node.create_subscription(JointState, 'joint_states', self._on_joint_states, SENSOR)
+        node.create_subscription(DiagnosticArray, 'diagnostics', self._on_diagnostics, 10)
+        self.clients = {action: node.create_client(Trigger, f'tumble/{action}')
+                        for action in ('start', 'release', 'abort')}
+        self.sim = start(ros_env, 'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
+                         '-p', 'settle_duration_s:=0.5', '-p', 'wait_for_peers_s:=120.0',
+                         '-p', 'wait_for_recorder:=false', *sim_args)
+        self.gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS),
+                          '-p', 'gait:=tumble', '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true',
+                          *gait_args)
+
+    def _on_joint_states(self, message: JointState) -> None:
+        self.joint_states = message
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        self.diagnostics.extend(s for s in message.status if s.name == 'gait_node: tumble')
+
+    @property
+    def sim_time_s(self) -> float:
+        stamp = self.joint_states.header.stamp if self.joint_states else None
+        return stamp.sec + stamp.nanosec * 1e-9 if stamp else 0.0
+
+    def positions(self) -> list[float]:
+        index = {name: i for i, name in enumerate(self.joint_states.name)}
+        return [self.joint_states.position[index[name]] for name in GAIT_JOINTS]
+
+    @property
+    def state(self) -> str:
+        return self.states[-1] if self.states else ''
+
+    def wait_until(self, done: Callable[[], bool], what: str, aborted_ok: bool = False) -> None:
+        """Spin until done(); fail at once if the gait aborted (unless aborted_ok) or a process died."""
+        deadline = time.monotonic() + WALL_LIMIT_S
+        while not done():
+            if time.monotonic() > deadline or self.gait.poll() is not None or self.sim.poll() is not None \
+                    or (not aborted_ok and self.state.startswith('aborted')):
+                raise AssertionError(f'{what}: not reached; states {self.states}, sim time '
+                                     f'{self.sim_time_s:.2f} s\n--- gait ---\n{stop(self.gait)}'
+                                     f'\n--- sim ---\n{stop(self.sim)}')
+            rclpy.spin_once(self.node, timeout_sec=0.05)
+
+    def wait_sim_time(self, seconds: float) -> None:
+        """Let `seconds` of sim time pass, judged by joint_states stamps."""
+        self.wait_until(lambda: self.joint_states is not None, 'joint_states')
+        until_s = self.sim_time_s + seconds
+        self.wait_until(lambda: self.sim_time_s >= until_s, f'sim time {until_s:.2f} s', aborted_ok=True)
+
+    def call(self, action: str) -> Trigger.Response:
+        client = self.clients[action]
+        self.wait_until(client.service_is_ready, f'tumble/{action} service', aborted_ok=True)
+        future = client.call_async(Trigger.Request())
+        self.wait_until(future.done, f'tumble/{action} answer', aborted_ok=True)
+        return future.result()
+
+    def close(self) -> str:
+        return stop(self.gait) + stop(self.sim)
+
+
+@pytest.fixture
+def launch(ros_env, ros_node) -> Iterator[Callable[..., TumbleProbe]]:
+    probes: list[TumbleProbe] = []
+
+    def make(sim_args: tuple[str, ...] = (), gait_args: tuple[str, ...] = ()) -> TumbleProbe:
+        probes.append(TumbleProbe(ros_node, ros_env, sim_args, gait_args))
+        return probes[-1]
+
+    yield make
+    for probe in probes:
+        probe.close()
+
+
+def test_sidewind_curl_latch_tumble_release_ready(launch) -> None:
+    probe = launch()
+    probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
+    probe.wait_sim_time(2.0)  # the wave is up
+    assert max(abs(q) for q in probe.positions()) > 0.2
+    assert probe.call('start').success
+    probe.wait_until(lambda: probe.state == 'tumbling', 'tumbling')
+    probe.wait_until(lambda: probe.latch and probe.latch[-1], 'latch/state true')
+    probe.wait_sim_time(1.0)  # the weld holds the loop while tumbling
+    assert probe.state == 'tumbling' and probe.latch[-1]
+    assert probe.call('release').success
+    probe.wait_until(lambda: probe.state == 'ready', 'ready')
+    assert probe.states == ['sidewinding', 'ramp_down', 'curling', 'latching', 'tumbling', 'releasing',
+                            'uncurling', 'ready']
+    probe.wait_until(lambda: probe.latch[-1] is False, 'latch/state false')
+    assert max(abs(q) for q in probe.positions()) < STRAIGHT_TOLERANCE_RAD
+
+
+def test_a_latch_that_never_confirms_aborts_unlatched(launch) -> None:
+    probe = launch(sim_args=('-p', 'latch_capture_distance_m:=0.001'), gait_args=('-p', 'autostart:=false'))
+    probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
+    assert probe.call('start').success
+    probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
+    assert probe.state.startswith('aborted: latch did not confirm within')
+    assert 'latch_capture_distance_m' in probe.state  # the sim's refusal is in the reason
+    assert probe.states[:4] == ['sidewinding', 'ramp_down', 'curling', 'latching']
+    probe.wait_until(lambda: any(s.level == DiagnosticStatus.ERROR and s.message == probe.state
+                                 for s in probe.diagnostics), 'diagnostics with the abort', aborted_ok=True)
+    assert True not in probe.latch
+    probe.wait_until(lambda: max(abs(q) for q in probe.positions()) < STRAIGHT_TOLERANCE_RAD, 'straight',
+                     aborted_ok=True)
+
+
+def test_a_loop_that_does_not_close_aborts_before_latching(launch) -> None:
+    probe = launch(sim_args=('-p', 'servo_kp_nm_rad:=0.5'), gait_args=('-p', 'autostart:=false'))
+    probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
+    assert probe.call('start').success
+    probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
+    assert probe.state.startswith('aborted: loop did not close: latch frames')
+    assert probe.states == ['sidewinding', 'ramp_down', 'curling', probe.state]
+    assert True not in probe.latch
+
+
+def test_abort_mid_curl_returns_to_straight(launch) -> None:
+    probe = launch(gait_args=('-p', 'autostart:=false', '-p', 'tumble.curl_speed_rad_s:=0.2'))  # a ~10 s curl
+    probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
+    assert probe.call('start').success
+    probe.wait_until(lambda: probe.state == 'curling', 'curling')
+    probe.wait_until(lambda: max(abs(q) for q in probe.positions()) > 0.4, 'half curled')
+    response = probe.call('abort')
+    assert response.success and 'straight' in response.message
+    probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
+    assert probe.states == ['sidewinding', 'ramp_down', 'curling', 'aborted: abort requested']
+    probe.wait_until(lambda: max(abs(q) for q in probe.positions()) < STRAIGHT_TOLERANCE_RAD, 'straight',
+                     aborted_ok=True)
+    assert True not in probe.latch
