@@ -193,3 +193,18 @@ def test_abort_mid_curl_returns_to_straight(launch) -> None:
     probe.wait_until(lambda: max(abs(q) for q in probe.positions()) < STRAIGHT_TOLERANCE_RAD, 'straight',
                      aborted_ok=True)
     assert True not in probe.latch
+
+
+@pytest.mark.parametrize('parameters, message', [
+    (['tumble.sidewinding_preset:=gait9'], "tumble.sidewinding_preset 'gait9' is not a sidewinding preset"),
+    (['tumble.curl_speed_rad_s:=0.0'], "parameter 'tumble.curl_speed_rad_s' = 0.0 is out of range"),
+    (['tumble.latching_timeout_s:=-1.0'], "parameter 'tumble.latching_timeout_s' = -1.0 is out of range"),
+    ([f"urdf_path:={REPO_ROOT / 'urdf' / 'tsnake.urdf'}"], 'gait:=tumble curls COBRA (pitch and yaw joints)'),
+])
+def test_bad_tumble_parameters_exit_2_with_a_clear_message(ros_env, parameters: list[str], message: str) -> None:
+    command = [sys.executable, '-m', 'cobra_gaits.gait_node', '--ros-args', '--params-file', str(GAIT_PARAMS),
+               '-p', 'gait:=tumble', *[arg for parameter in parameters for arg in ('-p', parameter)]]
+    result = subprocess.run(command, env=ros_env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert 'Traceback' not in result.stderr

@@ -39,7 +39,8 @@ from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator
 from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
 from cobra_gaits.speed_limit import check_sidewinding_speed
 from cobra_gaits.trajectory_csv import MAX_RATE_HZ
-from cobra_gaits.tumble_control import TUMBLE_GAIT, TumbleController, declare_tumble_parameters
+from cobra_gaits.tumble_control import (TUMBLE_GAIT, TumbleController, check_tumble_robot,
+                                         declare_tumble_parameters)
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 CLOCK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)  # as rclpy's TimeSource
@@ -156,6 +157,8 @@ class GaitNode(Node):
         try:
             model = load_robot_model(p['urdf_path'] or None)
             self._joints = model.gait_joints()
+            if p['gait'] == TUMBLE_GAIT:
+                check_tumble_robot(model, self._joints)
             self._joint_names, self._source = make_gait_source(p, self._joints)
             if p['gait'] == TUMBLE_GAIT:  # the tumbling latch, with this sidewinding before it
                 self._source = TumbleController(self, model, self._joints, self._source, p['tumble'])

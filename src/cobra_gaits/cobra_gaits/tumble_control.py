@@ -95,6 +95,15 @@ def tumble_params(values: dict[str, Any]) -> TumbleParams:
     return TumbleParams(**{name: float(values[name]) for name in TumbleParams.__dataclass_fields__}).validated()
 
 
+def check_tumble_robot(model: RobotModel, joints: Sequence[Joint]) -> None:
+    """GaitError unless the robot is one the tumbling latch can curl (COBRA: pitch and yaw joints)."""
+    others = [j.name for j in joints if j.axis_kind not in ('pitch', 'yaw')]
+    if others:
+        raise GaitError(f"gait:=tumble curls COBRA (pitch and yaw joints) into its latched loop; the URDF "
+                        f"'{model.name}' has other joints ({', '.join(others[:3])}{' ...' if len(others) > 3 else ''}): "
+                        'use robot:=cobra (the COBRA URDF)')
+
+
 class _SidewindingSwitch:
     """gait/start and gait/stop in tumble mode: resume sidewinding (from ready or aborted) / ramp it down."""
 
