@@ -42,6 +42,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--tumble-s', type=float, default=8.0, help='latched tumbling time [s], (0, 600]')
     parser.add_argument('--friction', type=float, default=0.5, help='ground Coulomb μ (thesis §7: 0.5)')
     parser.add_argument('--limp', action='store_true', help='torque off while latched (weld alone holds the loop)')
+    parser.add_argument('--curl-speed-rad-s', type=float, default=0.6,
+                        help="sequence: the gait's peak joint speed while curling (tumble.curl_speed_rad_s)")
     parser.add_argument('--latch-retry', action='store_true',
                         help='sequence: repeat latch/set true every tick while latching (the gait sends it once)')
     parser.add_argument('--wave-amplitude-rad', type=float, default=0.0,
@@ -65,7 +67,7 @@ def configs(args: argparse.Namespace) -> list[TumbleRunConfig]:
         try:
             result.append(TumbleRunConfig(
                 slope_deg=args.slope_deg, start=start, tumble_s=args.tumble_s, friction=args.friction,
-                limp=args.limp, latch_retry=args.latch_retry, wave_amplitude_rad=args.wave_amplitude_rad,
+                limp=args.limp, latch_retry=args.latch_retry, curl_speed_rad_s=args.curl_speed_rad_s, wave_amplitude_rad=args.wave_amplitude_rad,
                 wave_frequency_hz=args.wave_frequency_hz).validated())
         except TumbleRunError as error:
             raise UsageError(f'--{str(error).split("=")[0].replace("_", "-")}: {error}') from error

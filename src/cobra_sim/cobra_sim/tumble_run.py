@@ -69,6 +69,9 @@ class TumbleRunConfig:
         if not (math.isfinite(self.wave_amplitude_rad) and 0.0 <= self.wave_amplitude_rad <= 0.5):
             raise TumbleRunError(f'wave_amplitude_rad={self.wave_amplitude_rad}: use 0 <= A <= 0.5 rad '
                                  f'(the curl pose leaves ~0.45 rad to the joint limits)')
+        if not (math.isfinite(self.curl_speed_rad_s) and 0.0 < self.curl_speed_rad_s <= 4.82):
+            raise TumbleRunError(f'curl_speed_rad_s={self.curl_speed_rad_s}: use 0 < speed <= 4.82 rad/s '
+                                 f'(the XH540 limit)')
         if not (math.isfinite(self.wave_frequency_hz) and 0.0 < self.wave_frequency_hz <= 3.0):
             raise TumbleRunError(f'wave_frequency_hz={self.wave_frequency_hz}: use 0 < f <= 3 Hz')
         return self
