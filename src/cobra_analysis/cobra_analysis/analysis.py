@@ -209,8 +209,9 @@ def _tumbling(result: BagAnalysis) -> None:
         active = np.array([bool(v) for v in bag.latch_state.values])
         spans, source = m.intervals(bag.latch_state.times_s, active, end), 'latch/state = true'
     if not spans:
-        have = [name for name, s in (('tumble/state', bag.tumble_state), ('latch/state', bag.latch_state)) if s]
-        result.absent['tumbling'] = (f"{' and '.join(have)} never tumbling/latched" if have else
+        seen = (["tumble/state never 'tumbling'"] if bag.tumble_state is not None else []) + \
+               (['latch/state never true'] if bag.latch_state is not None else [])
+        result.absent['tumbling'] = ('; '.join(seen) + ': no tumbling in this run' if seen else
                                      'no tumble/state or latch/state topic')
         return
     if bag.head is None:

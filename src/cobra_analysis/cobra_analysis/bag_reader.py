@@ -117,6 +117,7 @@ class BagData:
     tumble_state: EventSeries | None = None
     diagnostics: dict[str, str] = field(default_factory=dict)  # last value of _DIAGNOSTIC_KEYS
     has_clock: bool = False
+    warnings: list[str] = field(default_factory=list)  # shown on the page: data the report could not use
 
 
 def matches(topic: str, name: str) -> bool:
@@ -385,7 +386,12 @@ def _read(bag: Path) -> BagData:
         times, values = events[kind]
         return EventSeries(np.array(times), values) if times else None
 
+    warnings = []
+    if bag.is_dir() and (bag / '.recording').is_dir():
+        warnings.append(f'{bag} has an open split in .recording/ (a recording cut off): its messages are not in '
+                        f'this report; run `recover_bag {bag}` to add them')
     return BagData(
+        warnings=warnings,
         path=bag, name=bag.name, storage=_storage(bag), duration_s=duration_s, start_s=start_s,
         message_counts=counts, custom_data=read_custom_data(bag),
         joint_states=states.series(), joint_commands=commands.series(),

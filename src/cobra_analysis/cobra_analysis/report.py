@@ -118,6 +118,7 @@ def bag_metrics(analysis: Any) -> dict[str, Any]:
         },
         'head_topic': bag.head.topic if bag.head is not None else None,
         'absent': analysis.absent,
+        'warnings': bag.warnings,
     }
     loco = analysis.locomotion
     entry['locomotion'] = None if loco is None else {
@@ -181,6 +182,7 @@ def bag_html(analysis: Any, figures: dict[str, str]) -> str:
          if analysis.cycles is not None else 'n/a'),
         ('head track', bag.head.topic if bag.head is not None else 'none'),
     ]))
+    parts += [f'<p class="absent">Warning: {html.escape(text)}.</p>' for text in bag.warnings]
     if 'gait' in analysis.absent:
         parts.append(_absent(analysis, 'gait'))
     parts.append('<h3>Locomotion</h3>')

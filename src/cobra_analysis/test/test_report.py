@@ -271,3 +271,34 @@ def test_force_replaces_an_old_report(tmp_path):
     (out / 'old.txt').write_text('old')
     assert run_report([good, '--out', out, '--force']) == 0
     assert (out / 'index.html').exists() and not (out / 'old.txt').exists()
+
+
+def test_a_split_logger_bag_with_an_unrecovered_split(tmp_path):
+    """cobra_logger's layout: several closed MCAP splits listed in metadata.yaml, and (after a
+    crash) an open split in .recording/ that the report cannot read and says so."""
+    from rosbags.highlevel import AnyReader
+
+    from cobra_logger.split_bag import SplitBagWriter
+
+    source = write_bag(tmp_path / 'source', SyntheticRun(duration_s=8.0, state_rate_hz=100.0))
+    now = [0.0]
+    writer = SplitBagWriter(tmp_path / 'logged', split_duration_s=2.0, monotonic=lambda: now[0])
+    with AnyReader([source], default_typestore=TYPESTORE) as reader:
+        for connection in reader.connections:
+            writer.add_topic(connection.topic, connection.msgtype)
+        for connection, timestamp_ns, raw in reader.messages():
+            now[0] = timestamp_ns * 1e-9  # wall clock = bag time: a split every 2 s
+            writer.write(connection.topic, timestamp_ns, raw)
+    writer.close()
+    logged = tmp_path / 'logged'
+    assert len(list(logged.glob('*.mcap'))) == 4
+    (logged / '.recording').mkdir()
+    out = tmp_path / 'out'
+    assert run_report([logged, '--out', out]) == 0
+    bag = load(out)['bags'][0]
+    assert bag['storage'] == 'mcap'
+    assert bag['message_counts']['/joint_states'] == 800
+    assert bag['locomotion']['stride_per_cycle_m'] == pytest.approx([0.1] * 2, abs=1e-3)
+    assert bag['warnings'] == [f'{logged} has an open split in .recording/ (a recording cut off): its messages '
+                               f'are not in this report; run `recover_bag {logged}` to add them']
+    assert 'recover_bag' in (out / 'index.html').read_text()
