@@ -18,8 +18,8 @@ Measures (all on the run after the ramp):
   given, so this choice is ours: it keeps 1 ms contact spikes out of the "peak load").
 * yaw of the body = direction of the principal axis of the robot's link origins in the
   horizontal plane, signed tail -> head; the yaw rate is the least-squares slope of the unwrapped
-  yaw over whole gait periods (`gait_period_s`), because the shape, and with it the axis, wobbles
-  within a period.
+  yaw. The shape, and with it the axis and the load, vary within a gait period, so runs that are
+  compared last whole periods (`gait_period_s`, `whole_periods_s`).
 * traversal (§IV-D: arrival time on a 2 m track): the track runs along world y, perpendicular to
   the body's axis at the start (the robot lies along x, head at +x) and so along the sidewinding
   direction; on the slope world (descending along +x) that is along the contour line, so sliding
@@ -50,7 +50,7 @@ MAX_GAIT_PERIOD_S = 1000.0  # longer than this (incommensurate rates) counts as 
 
 
 class LtsRunError(ValueError):
-    """A run that cannot be made as asked (bad duration, slope the tree cannot build, ...)."""
+    """A run that cannot be made as asked (bad duration or slope, a URDF that is not the T-Snake, ...)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,6 +263,7 @@ class RunRecord:
     control_times_s: np.ndarray  # [N] gait time at the end of each control period
     twist_power_w: np.ndarray  # [N, n_twist] |τ θ̇|
     twist_tracking_error_rad: np.ndarray  # [N, n_twist] position - commanded target
+    max_abs_tracking_error_rad: np.ndarray  # [n_joints] largest |position - commanded target| over the run
     max_abs_effort_nm: np.ndarray  # [n_joints] over the run
     effort_limit_nm: np.ndarray  # [n_joints] the URDF's
     saturated_fraction: np.ndarray  # [n_joints] share of control periods at >= 99 % of the limit
@@ -309,7 +310,8 @@ class RunRecord:
         return track_progress_m(self.com_m - self.com_m[0])
 
     def downhill_drift_m(self) -> float:
-        """Net COM displacement down the fall line (0 on level ground), at the end of the run."""
+        """Net COM displacement along the fall line (+x, tilted with the slope; on level ground
+        simply x), at the end of the run: how far the robot slid or crept downhill."""
         slope = math.radians(self.config.slope_deg)
         fall_line = np.array([math.cos(slope), 0.0, -math.sin(slope)])
         return float((self.com_m[-1] - self.com_m[0]) @ fall_line)
@@ -364,6 +366,7 @@ def run_gait(gait: LtsGait, config: RunConfig, continuous: bool = False) -> RunR
     power = np.empty((periods, len(twist_index)))
     error = np.empty((periods, len(twist_index)))
     max_effort = np.zeros(len(names))
+    max_error = np.zeros(len(names))
     saturated = np.zeros(len(names))
     sample_times, body_xy, com = [0.0], [sim.body_state().position_m[:, :2].copy()], [sim.center_of_mass()]
     targets = start_pose
@@ -377,7 +380,9 @@ def run_gait(gait: LtsGait, config: RunConfig, continuous: bool = False) -> RunR
         effort = sim.joint_efforts()
         times[k] = (k + 1) * config.control_period_s
         power[k] = output_power_w(effort[twist_index], sim.joint_velocities()[twist_index])
-        error[k] = sim.joint_positions()[twist_index] - targets[twist_index]
+        joint_error = sim.joint_positions() - targets
+        error[k] = joint_error[twist_index]
+        np.maximum(max_error, np.abs(joint_error), out=max_error)
         np.maximum(max_effort, np.abs(effort), out=max_effort)
         saturated += np.abs(effort) >= 0.99 * effort_limit
         if (k + 1) % per_record == 0:
@@ -389,5 +394,5 @@ def run_gait(gait: LtsGait, config: RunConfig, continuous: bool = False) -> RunR
                     reached, done = True, k + 1
                     break
     return RunRecord(gait, config, names, [names[i] for i in twist_index], times[:done], power[:done],
-                     error[:done], max_effort, effort_limit, saturated / max(done, 1),
+                     error[:done], max_error, max_effort, effort_limit, saturated / max(done, 1),
                      np.array(sample_times), np.array(body_xy), np.array(com), reached)
