@@ -21,9 +21,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # the heavy imports (matplotlib, evo, rosbags) wait until a report is built
+    from cobra_analysis.analysis import BagAnalysis
 
 EXIT_BAD_INPUT = 2
 
@@ -98,7 +101,7 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def bag_metrics(analysis: Any) -> dict[str, Any]:
+def bag_metrics(analysis: BagAnalysis) -> dict[str, Any]:
     """metrics.json entry of one bag."""
     from cobra_analysis.metrics import top_two_share
     bag = analysis.bag
@@ -160,7 +163,7 @@ def _figure(name: str | None) -> str:
     return f'<p><img src="{html.escape(name)}" alt="{html.escape(name)}"></p>' if name else ''
 
 
-def _absent(analysis: Any, key: str) -> str:
+def _absent(analysis: BagAnalysis, key: str) -> str:
     return f'<p class="absent">Not in this report: {html.escape(analysis.absent.get(key, "no data"))}.</p>'
 
 
@@ -168,7 +171,7 @@ def _f(value: float | None, scale: float = 1.0, digits: int = 3, unit: str = '')
     return 'n/a' if value is None or not math.isfinite(value) else f'{value * scale:.{digits}f}{unit}'
 
 
-def bag_html(analysis: Any, figures: dict[str, str]) -> str:
+def bag_html(analysis: BagAnalysis, figures: dict[str, str]) -> str:
     """The sections of one bag."""
     bag = analysis.bag
     parts = [f'<h2 id="{analysis.label}">{html.escape(analysis.label)}</h2>']
