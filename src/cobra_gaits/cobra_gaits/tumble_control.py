@@ -111,7 +111,9 @@ class _SidewindingSwitch:
         self._controller = controller
 
     def start(self) -> None:
-        self._controller.request('sidewind')
+        success, message = self._controller.request('sidewind')
+        if not success:
+            self._controller.node.get_logger().warning(f'gait/start ignored: {message}')
 
     def stop(self) -> None:
         if self._controller.machine.state == TumbleState.SIDEWINDING:
