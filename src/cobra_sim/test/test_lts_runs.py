@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cobra_gaits.lts import LinearTwistParams, RollingVectorParams, lts_preset
+from dataclasses import replace
+
+from cobra_gaits.lts import BackboneCurveParams, LinearTwistParams, RollingVectorParams, lts_preset
 from cobra_sim.lts_runs import (LtsRunError, RunConfig, block_means, body_yaw_rad, dominant_period_s,
                                 gait_period_s, ground_plane_distance_m, lateral_angle_periods_s,
                                 load_share_of_top, output_power_w, point_on_body_xy_m, relative_change, run_gait,
@@ -40,6 +42,25 @@ def test_rolling_vector_concentrates_twist_power_in_two_joints_lts_spreads_it():
     for record in records.values():
         assert np.abs(record.twist_tracking_error_rad).max() < 0.05
         assert np.all(record.saturated_fraction == 0.0)
+
+
+def test_rolling_with_positive_a0_runs_against_sidewinding_with_positive_omega_t():
+    """Pins the sign convention §IV-D depends on: the body rolls about +e1 (head -> tail, robot -x)
+    at a0, so with the ground below it a0 > 0 carries it towards +y; conventional sidewinding with
+    omega_t > 0 travels towards -y. So a0 = -0.8 adds to omega_t = +0.5, a0 = +0.8 opposes it."""
+    def velocity_m_s(gait) -> np.ndarray:
+        record = run_gait(gait, RunConfig(duration_s=SHORT_RUN_S))
+        return (record.com_m[-1] - record.com_m[0]) / record.sample_times_s[-1]
+
+    sidewinding = velocity_m_s(lts_preset('conventional'))
+    rolling_only = velocity_m_s(replace(lts_preset('rolling'), curve=BackboneCurveParams(),
+                                        twist=LinearTwistParams(0.8, 0.0)))
+    assert sidewinding[1] < -0.02 and abs(sidewinding[0]) < 0.5 * abs(sidewinding[1])  # ~ k_b omega_t = 0.04 m/s
+    assert rolling_only[1] > 0.02  # ~ a0 x radius = 0.8 x 0.035 m/s
+    combined = {a0: velocity_m_s(replace(lts_preset('rolling'), twist=LinearTwistParams(a0, 0.0)))[1]
+                for a0 in (0.8, -0.8)}
+    assert combined[-0.8] < 1.5 * sidewinding[1]  # faster along -y than sidewinding alone
+    assert abs(combined[0.8]) < 0.5 * abs(sidewinding[1])  # the two motions nearly cancel
 
 
 def test_output_power_is_the_magnitude_of_torque_times_speed():
