@@ -96,7 +96,7 @@ def test_prestart_declares_the_lts_gait_with_its_preset_values():
 @pytest.mark.parametrize('params, message', [
     ('gait_node:\n  ros__parameters:\n    lts_a0_rad_s: 9.0\n',
      "gait_node: parameter 'lts_a0_rad_s' = 9.0 is out of range: allowed [-5, 5]"),
-    ('gait_node:\n  ros__parameters:\n    ramp_duration_s: 0.2\n',
+    ('gait_node:\n  ros__parameters:\n    ramp_duration_s: 0.1\n',
      "gait_node: gait too fast for the servos: the start/stop ramp of lts_preset 'rolling'"),
 ])
 def test_a_bad_lts_params_file_is_refused_before_any_node_starts(tmp_path, params, message):

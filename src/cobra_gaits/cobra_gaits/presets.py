@@ -94,7 +94,7 @@ def preset_params(parameters: dict, gait: str) -> SidewindingParams:
     """Sidewinding parameters of a named preset, with the file's direction and ramp settings."""
     names = list(parameters.get('preset_names', []))
     if gait not in names:
-        raise GaitError(f"unknown gait '{gait}': choose one of {names + list(BUILT_IN_GAITS)}")
+        raise GaitError(f"unknown sidewinding preset '{gait}': choose one of {names}")
     preset = parameters.get(gait, {})
     if not isinstance(preset, dict):
         raise GaitError(f"preset '{gait}' must be a mapping of {list(PRESET_FIELDS)}, got {preset!r}")

@@ -40,7 +40,7 @@ def _declared(**overrides: object) -> dict:
 def test_lts_parameters_default_to_the_presets_values(ros_node):
     values = _declared(gait='lts')
     assert values['lts_preset'] == 'rolling'
-    assert (values['lts_a0_rad_s'], values['lts_a1_rad_m_s'], values['lts_omega_t_rad_s']) == (0.8, 0.0, 0.5)
+    assert (values['lts_a0_rad_s'], values['lts_a1_rad_m_s'], values['lts_omega_t_rad_s']) == (-0.8, 0.0, 0.5)
     twisting = _declared(gait='lts', lts_preset='twisting', lts_a0_rad_s=-0.5)
     assert (twisting['lts_a0_rad_s'], twisting['lts_a1_rad_m_s'], twisting['lts_omega_t_rad_s']) == (-0.5, 1.5, 0.0)
 
@@ -70,7 +70,7 @@ def gait_command(urdf: Path, *parameters: str) -> list[str]:
 @pytest.mark.parametrize('urdf, parameters, message', [
     (COBRA_URDF, ['gait:=lts'], 'COBRA has no twist joints: use robot:=tsnake'),
     (TSNAKE_URDF, ['gait:=gait2'], 'gait:=gait2 is a COBRA sidewinding preset'),
-    (TSNAKE_URDF, ['gait:=lts', 'ramp_duration_s:=0.2'], 'Use ramp_duration_s >= '),
+    (TSNAKE_URDF, ['gait:=lts', 'ramp_duration_s:=0.1'], 'Use ramp_duration_s >= '),
 ])
 def test_lts_startup_errors_exit_2_with_the_fix(ros_env, urdf, parameters, message):
     result = subprocess.run(gait_command(urdf, *parameters), env=ros_env, capture_output=True, text=True,

@@ -100,7 +100,7 @@ def test_twist_commands_grow_without_bound_and_a_stop_unwinds_at_most_half_a_tur
 
 @pytest.mark.parametrize('values, words', [
     ({'lts_preset': 'spiral'}, "unknown lts_preset 'spiral': choose one of conventional, rolling, twisting"),
-    ({'ramp_duration_s': 0.2}, 'the start/stop ramp of lts_preset \'rolling\''),
+    ({'ramp_duration_s': 0.1}, 'the start/stop ramp of lts_preset \'rolling\''),
     ({'lts_preset': 'twisting', 'lts_a1_rad_m_s': 8.0}, 'gait too fast for the servos'),
     ({'lts_preset': 'rolling_vector', 'lts_a0_rad_s': 0.5}, 'rolling-vector baseline'),
 ])
@@ -111,7 +111,7 @@ def test_bad_lts_values_are_refused_with_the_fix(values, words):
 
 def test_lts_ramp_refusal_names_a_ramp_that_fits():
     with pytest.raises(GaitError, match=r'Use ramp_duration_s >= (\d+\.\d+) s') as error:
-        make_gait_source({**LTS_VALUES, 'ramp_duration_s': 0.2}, TSNAKE_JOINTS)
+        make_gait_source({**LTS_VALUES, 'ramp_duration_s': 0.1}, TSNAKE_JOINTS)
     suggested_s = float(error.value.args[0].rsplit('>= ', 1)[1].split(' ')[0])
     make_gait_source({**LTS_VALUES, 'ramp_duration_s': suggested_s + 0.01}, TSNAKE_JOINTS)
 

@@ -99,7 +99,7 @@ def test_twist_joints_take_the_piecewise_constant_twist():
     # rolling sidewinding rolls the whole body: no relative twist, every piece at a0 t
     rolling = LtsJointGenerator(lts_preset('rolling'))
     np.testing.assert_allclose(rolling.angles_rad(time_s)[:, 1], 0.0)
-    np.testing.assert_allclose(rolling.piece_twists_rad(time_s), 0.8 * time_s)
+    np.testing.assert_allclose(rolling.piece_twists_rad(time_s), -0.8 * time_s)
 
 
 @pytest.mark.parametrize('name', ['conventional', 'rolling'])

@@ -57,7 +57,7 @@ def test_available_gaits_append_csv_lts_and_tumble(parameters):
 
 
 def test_unknown_gait_error_lists_choices(parameters):
-    with pytest.raises(GaitError, match=r"unknown gait 'gait3': choose one of \['gait1', 'gait2', 'csv', 'lts', 'tumble'\]"):
+    with pytest.raises(GaitError, match=r"unknown sidewinding preset 'gait3': choose one of \['gait1', 'gait2'\]"):
         preset_params(parameters, 'gait3')
 
 

@@ -256,7 +256,7 @@ def test_export_unknown_gait_returns_2_with_error(tmp_path, capsys):
                             '--output', str(output)])
     assert code == 2
     error = capsys.readouterr().err
-    assert re.search(r"error: unknown gait 'gait9': choose one of \['gait1', 'gait2', 'csv'\]", error)
+    assert re.search(r"error: unknown sidewinding preset 'gait9': choose one of \['gait1', 'gait2'\]", error)
     assert not output.exists()
 
 
