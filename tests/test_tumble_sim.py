@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -64,10 +65,13 @@ class TumbleProbe:
         self.latch: list[bool] = []
         self.joint_states: JointState | None = None
         self.diagnostics: list[DiagnosticStatus] = []
+        self.head_x_m: float | None = None  # ground_truth/odom: the head along world x (downhill on a slope)
         node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
         node.create_subscription(Bool, 'latch/state', lambda m: self.latch.append(m.data), LATCHED)
         node.create_subscription(JointState, 'joint_states', self._on_joint_states, SENSOR)
         node.create_subscription(DiagnosticArray, 'diagnostics', self._on_diagnostics, 10)
+        node.create_subscription(Odometry, 'ground_truth/odom',
+                                 lambda m: setattr(self, 'head_x_m', m.pose.pose.position.x), SENSOR)
         self.clients = {action: node.create_client(Trigger, f'tumble/{action}')
                         for action in ('start', 'release', 'abort')}
         self.sim = start(ros_env, 'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
@@ -140,8 +144,8 @@ def launch(ros_env, ros_node) -> Iterator[Callable[..., TumbleProbe]]:
         probe.close()
 
 
-@pytest.mark.parametrize('slope_deg', [0.0, 24.0])  # 24: thesis §28 (after sidewinding it latches but
-def test_sidewind_curl_latch_tumble_release_ready(launch, slope_deg: float) -> None:  # stays put: see README
+@pytest.mark.parametrize('slope_deg', [0.0, 24.0])  # 24: thesis §28
+def test_sidewind_curl_latch_tumble_release_ready(launch, slope_deg: float) -> None:
     probe = launch(sim_args=('-p', f'slope_deg:={slope_deg}'))
     probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
     probe.wait_sim_time(2.0)  # the wave is up
@@ -149,8 +153,12 @@ def test_sidewind_curl_latch_tumble_release_ready(launch, slope_deg: float) -> N
     assert probe.call('start').success
     probe.wait_until(lambda: probe.state == 'tumbling', 'tumbling')
     probe.wait_until(lambda: probe.latch and probe.latch[-1], 'latch/state true')
-    probe.wait_sim_time(1.0)  # the weld holds the loop while tumbling
+    probe.wait_until(lambda: probe.head_x_m is not None, 'ground_truth/odom')
+    latched_x_m = probe.head_x_m
+    probe.wait_sim_time(3.0)  # the weld holds the loop while tumbling
     assert probe.state == 'tumbling' and probe.latch[-1]
+    if slope_deg:  # the tumbling wave (default 0.3 rad, 1 Hz) rolls the latched loop downhill (+x)
+        assert probe.head_x_m - latched_x_m > 0.2
     assert probe.call('release').success
     probe.wait_until(lambda: probe.state == 'ready', 'ready')
     assert probe.states == ['sidewinding', 'ramp_down', 'curling', 'latching', 'tumbling', 'releasing',

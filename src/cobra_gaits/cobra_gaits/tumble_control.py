@@ -74,6 +74,12 @@ def declare_tumble_parameters(node: Node, gait: str, preset_names: Sequence[str]
             'gain [1/s] (servos sag under the loop)', read_only=True, float_range=(0.01, 20.0))),
         'tumble.max_sag_correction_rad': (defaults.max_sag_correction_rad, describe(
             'largest sag correction added to a curl target [rad]', read_only=True, float_range=(0.001, 1.0))),
+        'tumble.wave_amplitude_rad': (defaults.wave_amplitude_rad, describe(
+            'tumbling: amplitude of a travelling mode-2 bend wave on the pitch joints [rad]; 0 = passive '
+            '(hold the curl)', read_only=True, float_range=(0.0, 0.5))),
+        'tumble.wave_frequency_hz': (defaults.wave_frequency_hz, describe(
+            'tumbling: frequency of that wave [Hz]; its sign sets the direction it travels round the loop',
+            read_only=True, float_range=(-3.0, 3.0))),
         'tumble.yaw_splay_rad': (0.0, describe(
             'yaw joints of the curl pose splayed by this (alternating) for a wider base [rad]; 0 = a '
             'planar loop', read_only=True, float_range=(0.0, 0.6))),
@@ -137,7 +143,8 @@ class TumbleController:
         self.machine = TumbleMachine(
             self.joint_names, pose.positions_rad, velocity_limits, sidewinding, tumble_params(values),
             latch_gap_m=lambda q: latch_gap(model, dict(zip(self.joint_names, q.tolist())))[0],
-            position_limits_rad=limits)
+            position_limits_rad=limits,
+            pitch_signs=np.array([j.axis_sign if j.axis_kind == 'pitch' else 0.0 for j in joints]))
         self.ramp = _SidewindingSwitch(self)
         self._measured_rad: np.ndarray | None = None
         self._joint_index: tuple[tuple[str, ...], np.ndarray | None] = ((), None)

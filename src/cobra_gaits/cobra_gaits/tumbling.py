@@ -18,8 +18,12 @@ rather than leaving a curled or half-latched robot waiting:
   measured joints lack (sag correction, bounded) until the loop is closed; the corrected pose is
   what latching and tumbling hold.
 - latching: latch/set true, wait for latch/state true, else "latch did not confirm".
-- tumbling: hold the curl (passive rolling); release on request or after its time limit; a latch
-  that opens by itself aborts.
+- tumbling: hold the curl plus a travelling mode-2 bend wave on the pitch joints (two bends
+  travelling round the loop; it keeps the loop closed to first order). In the sim the latched loop
+  stays put passively on the 24 deg slope after sidewinding (it stands on its flat head-tail side,
+  which tips only past ~35 deg), and the wave (0.3 rad, 1 Hz) rolls it down at ~0.2 m/s; on level
+  ground it rocks in place. wave_amplitude_rad 0 = passive. Release on request or after its time
+  limit; a latch that opens by itself aborts.
 - releasing: latch/set false, wait for latch/state false, else "latch did not open".
 - uncurling: interpolation back to straight; the measured joints must follow, then ready.
 """
@@ -60,6 +64,8 @@ class TumbleParams:
     closure_distance_m: float = 0.02  # latch frames (FK of measured joints) this close: the loop is closed
     sag_correction_gain_1_s: float = 2.0  # integral gain of the sag correction after the curl move [1/s]
     max_sag_correction_rad: float = 0.3  # largest correction added to a joint's curl target [rad]
+    wave_amplitude_rad: float = 0.3  # tumbling: travelling bend wave on the pitch joints; 0 = passive
+    wave_frequency_hz: float = 1.0  # its frequency; the sign sets the direction it travels round the loop
     ramp_down_timeout_s: float = 10.0  # the sidewinding ramp must be down by then
     curling_timeout_s: float = 3.0  # after the interpolation ends, for the measured joints to arrive
     latching_timeout_s: float = 3.0  # latch/set true -> latch/state true
@@ -69,8 +75,11 @@ class TumbleParams:
 
     def validated(self) -> TumbleParams:
         for name, value in vars(self).items():
-            if not (math.isfinite(value) and value > 0.0):
-                raise GaitError(f'tumble parameter {name} must be a positive number, got {value}')
+            if name == 'wave_amplitude_rad' and value == 0.0:
+                continue
+            if not (math.isfinite(value) and (value > 0.0 or (name == 'wave_frequency_hz' and value < 0.0))):
+                raise GaitError(f'tumble parameter {name} must be a '
+                                f"{'non-zero' if name == 'wave_frequency_hz' else 'positive'} number, got {value}")
         return self
 
 
@@ -103,14 +112,23 @@ class TumbleMachine:
     def __init__(self, joint_names: Sequence[str], curl_pose_rad: np.ndarray,
                  velocity_limits_rad_s: np.ndarray, sidewinding: SidewindingGenerator,
                  params: TumbleParams, latch_gap_m: Callable[[np.ndarray], float] | None = None,
-                 position_limits_rad: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 position_limits_rad: tuple[np.ndarray, np.ndarray] | None = None,
+                 pitch_signs: np.ndarray | None = None) -> None:
         """latch_gap_m: distance of the latch frames at given joint angles (forward kinematics);
         None = judge closure by the joint tolerance alone. position_limits_rad: (lower, upper)
-        bounds of the sag-corrected targets."""
+        bounds of the sag-corrected targets. pitch_signs: the URDF axis sign of each pitch joint,
+        0 for the others (where the tumbling wave goes; None = no wave)."""
         self.joint_names = list(joint_names)
         self.curl_pose_rad = np.asarray(curl_pose_rad, dtype=float)
         self.hold_rad = self.curl_pose_rad.copy()  # curl pose + sag correction: what the loop holds
         self._latch_gap_m = latch_gap_m
+        self._pitch_signs = np.zeros(len(self.curl_pose_rad)) if pitch_signs is None else np.asarray(pitch_signs, float)
+        wave_speed_rad_s = 2.0 * math.pi * abs(params.wave_frequency_hz) * params.wave_amplitude_rad
+        slowest = np.asarray(velocity_limits_rad_s, dtype=float)[np.flatnonzero(self._pitch_signs)]
+        if len(slowest) and wave_speed_rad_s > slowest.min():
+            raise GaitError(f'tumbling wave too fast for the servos: 2 pi x {abs(params.wave_frequency_hz):g} Hz x '
+                            f'{params.wave_amplitude_rad:g} rad = {wave_speed_rad_s:.2f} rad/s, URDF velocity limit '
+                            f'{slowest.min():g} rad/s: lower wave_frequency_hz or wave_amplitude_rad')
         self._position_limits_rad = position_limits_rad or (np.full(len(self.curl_pose_rad), -np.inf),
                                                             np.full(len(self.curl_pose_rad), np.inf))
         self.straight_rad = np.zeros(len(self.joint_names))
@@ -240,14 +258,14 @@ class TumbleMachine:
                                f'(latching_timeout_s){answer}')
 
     def _tick_tumbling(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self.hold_rad.copy()
+        self.positions_rad = self.hold_rad + self.wave_offsets_rad(self._elapsed_s)
         if latch is False:  # it read true to get here
             self.request_abort('latch opened while tumbling')
         elif self._elapsed_s > self.params.tumbling_timeout_s:
             self._begin_release(f'tumbling for {self.params.tumbling_timeout_s:g} s (tumbling_timeout_s)')
 
     def _tick_releasing(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self.hold_rad.copy()
+        # positions_rad stays the last tumbling command (a wave's offsets included): no step
         if latch is False:
             self._move = JointMove(self.positions_rad, self.straight_rad, self._speed_limits_rad_s)
             self._enter(TumbleState.UNCURLING, f'latch open: uncurling in {self._move.duration_s:.2f} s')
@@ -271,6 +289,18 @@ class TumbleMachine:
 
     def _tick_aborted(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
         self.positions_rad = self._move.positions(self._elapsed_s)
+
+    def wave_offsets_rad(self, time_s: float) -> np.ndarray:
+        """Travelling mode-2 bend wave on the pitch joints (two bends round the loop), faded in over
+        1 s; zero when wave_amplitude_rad is 0 (passive tumbling)."""
+        amplitude = self.params.wave_amplitude_rad * min(1.0, max(time_s, 0.0))
+        pitch = np.flatnonzero(self._pitch_signs)
+        if amplitude == 0.0 or len(pitch) == 0:
+            return np.zeros(len(self.curl_pose_rad))
+        phase = 4.0 * math.pi * np.arange(len(pitch)) / len(pitch) + 2.0 * math.pi * self.params.wave_frequency_hz * time_s
+        offsets = np.zeros(len(self.curl_pose_rad))
+        offsets[pitch] = amplitude * self._pitch_signs[pitch] * np.cos(phase)
+        return offsets
 
     # ---- helpers ----
 

@@ -29,8 +29,13 @@ def make_machine(robot, autostart: bool = True, **params: float) -> TumbleMachin
         frequency_hz=0.5, amplitude_vertical_rad=0.3, amplitude_horizontal_rad=0.6, ramp_duration_s=1.0))
     if autostart:
         generator.ramp.start()
+    params.setdefault('wave_amplitude_rad', 0.0)  # passive unless a test asks for the wave
     return TumbleMachine([j.name for j in joints], curl, np.array([j.limits.velocity_rad_s for j in joints]),
-                         generator, TumbleParams(**params))
+                         generator, TumbleParams(**params), pitch_signs=pitch_signs(joints))
+
+
+def pitch_signs(joints) -> np.ndarray:
+    return np.array([j.axis_sign if j.axis_kind == 'pitch' else 0.0 for j in joints])
 
 
 class Plant:
@@ -340,8 +345,43 @@ def test_sag_correction_stays_inside_the_joint_limits(robot, model_and_names) ->
     plain = make_machine(robot)
     upper = np.abs(robot[1]) + 0.02
     machine = TumbleMachine(plain.joint_names, plain.curl_pose_rad, np.full(11, 4.82), plain.sidewinding,
-                            TumbleParams(), latch_gap_m=fk_gap(model_and_names), position_limits_rad=(-upper, upper))
+                            plain.params, latch_gap_m=fk_gap(model_and_names), position_limits_rad=(-upper, upper))
     plant = SaggingPlant(machine, 0.2 * np.sign(robot[1]))
     machine.request_start()
     plant.run_to(S.ABORTED)
     assert np.all(np.abs(np.array(plant.commands)) <= upper + 1e-12)
+
+
+def test_tumbling_wave_travels_round_the_pitch_joints_and_fades_in(robot) -> None:
+    joints, curl = robot
+    machine = make_machine(robot, wave_amplitude_rad=0.3, wave_frequency_hz=1.0)
+    signs = pitch_signs(joints)
+    assert np.all(machine.wave_offsets_rad(0.0) == 0.0)  # faded in from zero: no step on latching
+    for t in (1.0, 1.3, 2.7):
+        offsets = machine.wave_offsets_rad(t)
+        assert np.all(offsets[signs == 0] == 0.0)  # yaw joints keep the curl
+        assert np.max(np.abs(offsets)) <= 0.3 + 1e-12
+        assert abs(np.sum(offsets * signs)) < 1e-9  # mode 2: the loop's total bend (one turn) is kept
+    bends = machine.wave_offsets_rad(1.0)[signs != 0] * signs[signs != 0]
+    later = machine.wave_offsets_rad(1.0 + 1.0 / 3.0)[signs != 0] * signs[signs != 0]  # a third of a period
+    assert np.allclose(later, np.roll(bends, 1), atol=1e-9) or np.allclose(later, np.roll(bends, -1), atol=1e-9)
+
+
+def test_tumbling_with_the_wave_and_release_without_a_step(robot) -> None:
+    machine = make_machine(robot, wave_amplitude_rad=0.3, wave_frequency_hz=1.0)
+    plant = Plant(machine)
+    machine.request_start()
+    plant.run_to(S.TUMBLING)
+    start = len(plant.commands)
+    plant.run_until(lambda: len(plant.commands) > start + 250)
+    swing = np.max(np.abs(np.array(plant.commands[start:]) - robot[1]), axis=0)
+    assert np.allclose(swing[pitch_signs(robot[0]) != 0], 0.3, atol=0.02)
+    machine.request_release()
+    plant.run_to(S.READY)
+    wave_speed_rad_s = 2 * np.pi * 1.0 * 0.3
+    assert max_speed_rad_s(plant.commands[start:]) <= wave_speed_rad_s * 1.01  # release/uncurl: no step
+
+
+def test_a_wave_faster_than_the_servos_is_refused(robot) -> None:
+    with pytest.raises(GaitError, match='tumbling wave too fast for the servos'):
+        make_machine(robot, wave_amplitude_rad=0.5, wave_frequency_hz=3.0)  # 9.4 rad/s > 4.82 rad/s
