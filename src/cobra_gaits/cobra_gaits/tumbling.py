@@ -141,6 +141,8 @@ class TumbleMachine:
         self.positions_rad = sidewinding.positions()
         self._elapsed_s = 0.0
         self._move: JointMove | None = None
+        self._move_start_s = 0.0  # aborted: state time at which the move to straight began
+        self._latch_engaged = False  # the newest latch/state
         self._latch_request: bool | None = None
         self._torque_request: bool | None = None
         self._latch_answer = ''
@@ -170,7 +172,11 @@ class TumbleMachine:
         self.abort_reason = reason
         self.sidewinding.ramp.stop()
         self.sidewinding.ramp.advance(self.sidewinding.ramp.duration_s)  # idle: a restart ramps up from 0
-        self._move = JointMove(self.positions_rad, self.straight_rad, self._speed_limits_rad_s)
+        # latched: straightening would pull against the latch, so hold until it reads open (at most
+        # releasing_timeout_s, then straighten anyway: abort means straight)
+        self._move = None if self._latch_engaged else \
+            JointMove(self.positions_rad, self.straight_rad, self._speed_limits_rad_s)
+        self._move_start_s = 0.0
         self._latch_request, self._torque_request = False, True
         self._enter(TumbleState.ABORTED, reason)
         return True, f'aborting: {reason}; moving to straight, latch open, torque on'
@@ -179,8 +185,8 @@ class TumbleMachine:
         """gait/start in tumble mode: from ready or aborted (straight, unlatched), sidewind again."""
         if self.state not in (TumbleState.READY, TumbleState.ABORTED, TumbleState.SIDEWINDING):
             return False, f"sidewinding resumes from ready or aborted, the state is '{self.status_text}'"
-        if self.state == TumbleState.ABORTED and self._move is not None and \
-                self._elapsed_s < self._move.duration_s:
+        if self.state == TumbleState.ABORTED and (
+                self._move is None or self._elapsed_s < self._move_start_s + self._move.duration_s):
             return False, 'still moving to straight after the abort: retry in a moment'
         self.sidewinding.ramp.start()
         if self.state != TumbleState.SIDEWINDING:
@@ -213,6 +219,8 @@ class TumbleMachine:
         if dt_s < 0.0:
             raise GaitError('time step must not be negative')
         self._elapsed_s += dt_s
+        if latch_engaged is not None:
+            self._latch_engaged = latch_engaged
         handler = getattr(self, f'_tick_{self.state.value}')
         handler(dt_s, measured_rad, latch_engaged)
         return self.positions_rad
@@ -288,7 +296,15 @@ class TumbleMachine:
         self.positions_rad = self.straight_rad.copy()
 
     def _tick_aborted(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
-        self.positions_rad = self._move.positions(self._elapsed_s)
+        if self._move is None:  # waiting for the latch to open (positions_rad: held)
+            if latch and self._elapsed_s <= self.params.releasing_timeout_s:
+                return
+            if latch:
+                self.events.append(f'aborted: latch still closed after {self.params.releasing_timeout_s:g} s '
+                                   '(releasing_timeout_s): straightening anyway')
+            self._move = JointMove(self.positions_rad, self.straight_rad, self._speed_limits_rad_s)
+            self._move_start_s = self._elapsed_s
+        self.positions_rad = self._move.positions(self._elapsed_s - self._move_start_s)
 
     def wave_offsets_rad(self, time_s: float) -> np.ndarray:
         """Travelling mode-2 bend wave on the pitch joints (two bends round the loop), faded in over

@@ -385,3 +385,48 @@ def test_tumbling_with_the_wave_and_release_without_a_step(robot) -> None:
 def test_a_wave_faster_than_the_servos_is_refused(robot) -> None:
     with pytest.raises(GaitError, match='tumbling wave too fast for the servos'):
         make_machine(robot, wave_amplitude_rad=0.5, wave_frequency_hz=3.0)  # 9.4 rad/s > 4.82 rad/s
+
+
+class SlowLatchPlant(Plant):
+    """A latch that opens `open_after_ticks` ticks after latch/set false (None: never)."""
+
+    def __init__(self, machine: TumbleMachine, open_after_ticks: int | None) -> None:
+        super().__init__(machine)
+        self.open_after_ticks = open_after_ticks
+        self.open_at: int | None = None
+
+    def tick(self) -> None:
+        was_latched = self.latch
+        super().tick()
+        if was_latched and self.latch is False and self.sent[-2:] == [('latch/set', False), ('torque/set', True)]:
+            self.latch = True  # the abort's latch/set false went out; the latch is still closed
+            self.open_at = None if self.open_after_ticks is None else len(self.commands) + self.open_after_ticks
+        if self.open_at is not None and len(self.commands) >= self.open_at:
+            self.latch, self.open_at = False, None
+
+
+def test_abort_while_latched_holds_until_the_latch_opens_then_straightens(robot) -> None:
+    machine = make_machine(robot)
+    plant = SlowLatchPlant(machine, open_after_ticks=40)
+    machine.request_start()
+    plant.run_to(S.TUMBLING)
+    held = plant.commands[-1]
+    machine.request_abort()
+    plant.run_until(lambda: plant.latch is False)
+    assert len(plant.commands) > 40 and all(np.allclose(c, held) for c in plant.commands[-40:])  # held
+    plant.run_until(lambda: np.allclose(plant.commands[-1], 0.0))
+    assert max_speed_rad_s(plant.commands[-200:]) <= machine.params.curl_speed_rad_s * 1.001
+
+
+def test_abort_with_a_latch_that_never_opens_straightens_after_the_release_timeout(robot) -> None:
+    machine = make_machine(robot, releasing_timeout_s=1.0)
+    plant = SlowLatchPlant(machine, open_after_ticks=None)
+    machine.request_start()
+    plant.run_to(S.TUMBLING)
+    held = plant.commands[-1]
+    machine.request_abort()
+    start = len(plant.commands)
+    plant.run_until(lambda: not np.allclose(plant.commands[-1], held))
+    assert (len(plant.commands) - start) * DT_S == pytest.approx(1.0, abs=6 * DT_S)  # min-jerk starts at rest
+    assert 'latch still closed after 1 s (releasing_timeout_s): straightening anyway' in machine.events[-1]
+    plant.run_until(lambda: np.allclose(plant.commands[-1], 0.0))
