@@ -26,6 +26,8 @@ rather than leaving a curled or half-latched robot waiting:
   limit; a latch that opens by itself aborts.
 - releasing: latch/set false, wait for latch/state false, else "latch did not open".
 - uncurling: interpolation back to straight; the measured joints must follow, then ready.
+- aborted: latch/set false, torque/set true and a move to straight at the curl speed; a latched
+  loop first holds its pose until latch/state reads open (at most releasing_timeout_s).
 """
 
 from __future__ import annotations
