@@ -19,12 +19,12 @@ rather than leaving a curled or half-latched robot waiting:
   what latching and tumbling hold.
 - latching: latch/set true, wait for latch/state true, else "latch did not confirm".
 - tumbling: hold the curl plus a travelling mode-2 bend wave on the pitch joints (two bends
-  travelling round the loop; it keeps the loop closed to first order). In the sim the latched loop
-  stays put passively on the 24 deg slope after sidewinding (it stands on its flat head-tail side,
-  which tips only past ~32 deg:
-  COM 0.27 m above the ground, 0.17 m inside either end of that side), and the wave (0.3 rad, 1 Hz) rolls it down at ~0.2 m/s; on level
-  ground it rocks in place. wave_amplitude_rad 0 = passive. Release on request or after its time
-  limit; a latch that opens by itself aborts.
+  travelling round the loop; it keeps the loop closed to first order). In the sim the latched
+  loop stays put passively on the 24 deg slope after sidewinding: it stands on its flat head-tail
+  side and tips only past ~32 deg (COM 0.27 m above the ground, 0.17 m inside either end of that
+  side); the wave (0.3 rad, 1 Hz) rolls it down at ~0.2 m/s; on level ground it rocks in place.
+  wave_amplitude_rad 0 = passive. Release on request or after its time limit; a latch that opens
+  by itself aborts.
 - releasing: latch/set false, wait for latch/state false, else "latch did not open".
 - uncurling: interpolation back to straight; the measured joints must follow, then ready.
 - aborted: latch/set false, torque/set true and a move to straight at the curl speed; a latched
