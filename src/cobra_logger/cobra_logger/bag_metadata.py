@@ -7,7 +7,7 @@ recovery command produce it the same way and it can never disagree with what is 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +24,40 @@ STORAGE_IDENTIFIER = 'mcap'
 SERIALIZATION_FORMAT = 'cdr'
 METADATA_FILE_NAME = 'metadata.yaml'
 QOS_METADATA_KEY = 'offered_qos_profiles'
+CUSTOM_DATA_FILE_NAME = 'custom_data.yaml'  # in the staging folder while recording (see split_bag)
+
+
+class CustomDataError(ValueError):
+    """A custom_data entry that is not `key=value` with a unique, non-empty key."""
+
+
+def parse_custom_data(entries: Sequence[str]) -> dict[str, str]:
+    """`key=value` strings -> rosbag2's custom_data map (keys unique, values may hold '=')."""
+    custom_data: dict[str, str] = {}
+    for entry in entries:
+        key, separator, value = entry.partition('=')
+        key = key.strip()
+        if not separator or not key:
+            raise CustomDataError(f"custom_data entry '{entry}' is not key=value: write e.g. "
+                                  "'cobra.robot=cobra'")
+        if key in custom_data:
+            raise CustomDataError(f"custom_data key '{key}' is given twice ('{key}={custom_data[key]}' "
+                                  f"and '{entry}'): keep one")
+        custom_data[key] = value
+    return custom_data
+
+
+def read_custom_data(path: Path) -> dict[str, str]:
+    """custom_data of a metadata.yaml (or of the staging custom_data.yaml); {} if none or unreadable."""
+    try:
+        document = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    if isinstance(document, dict) and 'rosbag2_bagfile_information' in document:
+        document = (document['rosbag2_bagfile_information'] or {}).get('custom_data')
+    if not isinstance(document, dict):
+        return {}
+    return {str(key): str(value) for key, value in document.items()}
 
 
 @dataclass(frozen=True)
@@ -103,8 +137,9 @@ def _time_range(files: Sequence[McapFileSummary]) -> tuple[int, int]:
     return start_ns, max(f.end_ns for f in non_empty) - start_ns
 
 
-def build_metadata(files: Sequence[McapFileSummary]) -> dict:
-    """The rosbag2 version-9 metadata document for a bag made of `files` (in file order)."""
+def build_metadata(files: Sequence[McapFileSummary], custom_data: Mapping[str, str] | None = None) -> dict:
+    """The rosbag2 version-9 metadata document for a bag made of `files` (in file order);
+    custom_data is rosbag2's string map (None when empty, as rosbag2 and rosbags write it)."""
     topics: dict[str, TopicInfo] = {}
     counts: dict[str, int] = {}
     for summary in files:
@@ -144,7 +179,7 @@ def build_metadata(files: Sequence[McapFileSummary]) -> dict:
                 }
                 for f in files
             ],
-            'custom_data': None,
+            'custom_data': dict(custom_data) if custom_data else None,
             'ros_distro': 'jazzy',
         }
     }
@@ -159,11 +194,12 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def write_metadata(bag_dir: Path, files: Sequence[McapFileSummary]) -> Path:
+def write_metadata(bag_dir: Path, files: Sequence[McapFileSummary],
+                   custom_data: Mapping[str, str] | None = None) -> Path:
     """Atomically replace bag_dir/metadata.yaml (tmp + fsync + rename + directory fsync)."""
     target = bag_dir / METADATA_FILE_NAME
     tmp = bag_dir / (METADATA_FILE_NAME + '.tmp')
-    tmp.write_text(yaml.safe_dump(build_metadata(files), sort_keys=False), encoding='utf-8')
+    tmp.write_text(yaml.safe_dump(build_metadata(files, custom_data), sort_keys=False), encoding='utf-8')
     fsync_path(tmp)
     os.replace(tmp, target)
     fsync_path(bag_dir)

@@ -39,6 +39,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -48,6 +49,7 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
 from cobra_common.ros_entry import declare, describe, run_node, StartupError
+from cobra_logger.bag_metadata import CustomDataError, parse_custom_data
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
 
 DEFAULT_TOPICS = [
@@ -140,8 +142,34 @@ def unwritable_reason(bag_path: Path) -> str | None:
     return None
 
 
+def declare_custom_data(node: Node) -> dict[str, str]:
+    """The read-only string array `custom_data` (`key=value` entries) as the bag's custom_data map.
+
+    Declared by type, not by an empty default: rclpy would type `[]` as a byte array and then
+    refuse every list of strings; unset (or `[]` given) is no custom_data."""
+    descriptor = describe(
+        "run provenance as 'key=value' strings, written into metadata.yaml's custom_data "
+        "(the bringup fills cobra.gait.*, cobra.class, cobra.git_rev, ...); keys unique", read_only=True)
+    try:
+        parameter = node.declare_parameter('custom_data', Parameter.Type.STRING_ARRAY, descriptor)
+        entries = parameter.value
+    except ParameterUninitializedException:
+        entries = []
+    except (ParameterException, TypeError, ValueError) as error:  # a value that is not a string array
+        given = getattr(node, '_parameter_overrides', {}).get('custom_data')
+        raise StartupError(
+            f"{node.get_name()}: parameter 'custom_data' = {given.value if given else None!r} has the wrong "
+            "type: it must be a list of 'key=value' strings, e.g. custom_data:=\"['cobra.robot=cobra']\" "
+            f'({error})') from None
+    try:
+        return parse_custom_data(entries or [])
+    except CustomDataError as error:
+        raise StartupError(f'{node.get_name()}: {error}') from None
+
+
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every logger parameter; StartupError when the bag cannot be written."""
+    """Declare every logger parameter; StartupError when the bag cannot be written or a
+    custom_data entry is not `key=value` (values['custom_data'] is the parsed map)."""
     values = declare(node, {
         'topics': (DEFAULT_TOPICS, describe(
             'topics to record; relative names resolve in the node namespace; "ns/*" takes every '
@@ -161,6 +189,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             f'recorded topic whose newest header stamp is published on {PROGRESS_TOPIC} '
             '(a lockstepped sim waits for it); empty = no progress', read_only=True)),
     })
+    values['custom_data'] = declare_custom_data(node)
     if not values['bag_path']:
         raise StartupError('bag_path is empty: set bag_path:=<new directory> or leave it unset')
     reason = unwritable_reason(Path(values['bag_path']))
@@ -191,7 +220,7 @@ class LoggerNode(Node):
         try:
             self._writer = SplitBagWriter(
                 values['bag_path'], values['split_duration_s'],
-                int(values['split_size_mb'] * BYTES_PER_MB))
+                int(values['split_size_mb'] * BYTES_PER_MB), custom_data=values['custom_data'])
         except BagExistsError as error:
             raise StartupError(f'{error} (set bag_path:=<new directory>)') from error
         patterns = [t for t in values['topics'] if t.endswith(NAMESPACE_WILDCARD)]

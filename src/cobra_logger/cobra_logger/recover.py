@@ -20,8 +20,10 @@ from mcap.records import Channel, Message, Schema
 from mcap.stream_reader import StreamReader
 
 from cobra_logger.bag_metadata import (
+    CUSTOM_DATA_FILE_NAME,
     METADATA_FILE_NAME,
     McapFileSummary,
+    read_custom_data,
     summarize_mcap,
     topic_info_from_mcap,
     write_metadata,
@@ -118,6 +120,9 @@ def recover_bag(bag_dir: Path | str) -> RecoveryReport:
     if not any(bag_dir.glob('*.mcap')) and not staging_root.is_dir():
         raise NotABagError(f'{bag_dir} holds no .mcap files and no {STAGING_DIR_NAME}/ folder; it is not a bag')
     report = RecoveryReport(bag_dir)
+    # the run's custom_data: the logger's copy for a bag killed in its first split, else metadata.yaml's
+    custom_data = read_custom_data(staging_root / CUSTOM_DATA_FILE_NAME) \
+        or read_custom_data(bag_dir / METADATA_FILE_NAME)
     if staging_root.is_dir():
         shutil.rmtree(staging_root / SALVAGE_DIR_NAME, ignore_errors=True)  # left by an interrupted recovery
         for staged_file in sorted(staging_root.glob('*/*.mcap'), key=_split_index):
@@ -125,7 +130,7 @@ def recover_bag(bag_dir: Path | str) -> RecoveryReport:
         shutil.rmtree(staging_root)
     (bag_dir / (METADATA_FILE_NAME + '.tmp')).unlink(missing_ok=True)
     report.files = [summarize_mcap(path) for path in sorted(bag_dir.glob('*.mcap'), key=_split_index)]
-    write_metadata(bag_dir, report.files)
+    write_metadata(bag_dir, report.files, custom_data)
     return report
 
 

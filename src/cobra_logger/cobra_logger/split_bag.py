@@ -6,7 +6,8 @@ exceeds 1 MiB. So every split is written by its own Writer into a staging direct
 bag (`<bag>/.recording/<bag>_<i>/`); when the split is due (duration or size) it is closed,
 fsync'ed, renamed to `<bag>/<bag>_<i>.mcap` and metadata.yaml is rewritten atomically. After a
 SIGKILL or power loss only the staged, unfinished split is at risk; `recover_bag` salvages its
-complete chunks.
+complete chunks. The run's custom_data goes into every metadata.yaml; until the first one exists
+it waits in `<bag>/.recording/custom_data.yaml`, so a bag killed in its first split keeps it too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from rosbags.interfaces import Connection, Qos
@@ -23,7 +24,10 @@ from rosbags.typesys import get_typestore, Stores
 from rosbags.typesys.base import TypesysError
 from rosbags.typesys.store import Typestore
 
+import yaml
+
 from cobra_logger.bag_metadata import (
+    CUSTOM_DATA_FILE_NAME,
     fsync_path,
     McapFileSummary,
     ROSBAG2_VERSION,
@@ -107,8 +111,10 @@ class SplitBagWriter:
         split_size_bytes: int = 64_000_000,
         typestore: Typestore | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        custom_data: Mapping[str, str] | None = None,
     ) -> None:
         self.bag_dir = Path(bag_dir)
+        self.custom_data = dict(custom_data or {})  # metadata.yaml's custom_data (run provenance)
         if self.bag_dir.exists():
             raise BagExistsError(
                 f'bag path {self.bag_dir} exists already; choose a new bag path or move the old bag away'
@@ -185,6 +191,11 @@ class SplitBagWriter:
                 self.bag_dir.mkdir(parents=True)
             except FileExistsError as error:
                 raise BagExistsError(f'bag path {self.bag_dir} appeared while recording started') from error
+            if self.custom_data:  # recover_bag takes it from here if no metadata.yaml gets written
+                sidecar = self.bag_dir / STAGING_DIR_NAME / CUSTOM_DATA_FILE_NAME
+                sidecar.parent.mkdir()
+                sidecar.write_text(yaml.safe_dump(self.custom_data, sort_keys=False), encoding='utf-8')
+                fsync_path(sidecar)
         name = split_file_name(self.bag_dir, self._next_index).removesuffix('.mcap')
         self._split = McapSplit(self.bag_dir / STAGING_DIR_NAME / name, self._topics.values())
         self._split_opened_s = self._monotonic()
@@ -195,7 +206,8 @@ class SplitBagWriter:
         split, self._split = self._split, None
         final_path = split.finish(self.bag_dir)
         self.closed_files.append(summarize_mcap(final_path))
-        write_metadata(self.bag_dir, self.closed_files)
+        write_metadata(self.bag_dir, self.closed_files, self.custom_data)
         staging_root = self.bag_dir / STAGING_DIR_NAME
+        (staging_root / CUSTOM_DATA_FILE_NAME).unlink(missing_ok=True)  # metadata.yaml holds it now
         if staging_root.is_dir() and not any(staging_root.iterdir()):
             staging_root.rmdir()
