@@ -19,32 +19,41 @@ if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$requirements_hash" ]; 
     echo "$requirements_hash" > .venv/.requirements.sha256
 fi
 
-# tf2_msgs: PyPI has no wheel for it, so src/tf2_msgs builds it from its message definition
-# (ament_cmake + rosidl generators from the pinned wheels). Where a tf2_msgs is already
-# importable without this workspace (a full ROS install sourced), it is skipped so that ours never
-# shadows the real one; the choice is part of the build hash.
-workspace_pythonpath=$(printf '%s' "${PYTHONPATH:-}" | tr ':' '\n' | { grep -v "^$PWD/install" || true; } | paste -sd: -)
-if PYTHONPATH="$workspace_pythonpath" python -c 'import tf2_msgs.msg' 2>/dev/null; then
-    colcon_skip=(--packages-skip tf2_msgs)
-    tf2_msgs_source=installed
-else
-    colcon_skip=()
-    tf2_msgs_source=workspace
+# tf2_msgs: PyPI has no wheel for it, so src/tf2_msgs (COLCON_IGNOREd by the workspace build)
+# is built from its message definition with ament_cmake and the rosidl generators of the pinned
+# wheels, and installed into the venv like a wheel: its libraries land in .venv/lib, which the
+# wheels' bootstrap puts on LD_LIBRARY_PATH, so every process of the venv (tests included) imports
+# it without sourcing anything. Built only where it is missing: a tf2_msgs that is importable and
+# not ours (a full ROS install sourced) is never shadowed. Rebuilt when its sources change.
+tf2_msgs_hash=$(find src/tf2_msgs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+tf2_msgs_stamp="$VIRTUAL_ENV/.tf2_msgs.sha256"
+if { [ -f "$tf2_msgs_stamp" ] && [ "$(cat "$tf2_msgs_stamp")" != "$tf2_msgs_hash" ]; } \
+    || { [ ! -f "$tf2_msgs_stamp" ] && ! python -c 'import tf2_msgs.msg' 2>/dev/null; }; then
+    echo "[setup] building tf2_msgs into the venv"
+    tf2_msgs_build=$(mktemp -d)
+    if ! { cmake -S src/tf2_msgs -B "$tf2_msgs_build" -DCMAKE_BUILD_TYPE=Release \
+              "-DCMAKE_PREFIX_PATH=$VIRTUAL_ENV" "-DCMAKE_INSTALL_PREFIX=$VIRTUAL_ENV" \
+              "-DPython3_EXECUTABLE=$VIRTUAL_ENV/bin/python" -DBUILD_TESTING=OFF \
+           && cmake --build "$tf2_msgs_build" -j "$(nproc)" && cmake --install "$tf2_msgs_build"; } \
+           >"$tf2_msgs_build.log" 2>&1; then
+        echo "[setup] tf2_msgs build failed (ament_cmake and rosidl_default_generators come from" \
+             "requirements.txt; cmake and g++ from the system): see $tf2_msgs_build.log" >&2
+        exit 1
+    fi
+    rm -rf "$tf2_msgs_build" "$tf2_msgs_build.log"
+    python -c 'from tf2_msgs.msg import TFMessage' \
+        || { echo "[setup] tf2_msgs was installed into $VIRTUAL_ENV but does not import" >&2; exit 1; }
+    echo "$tf2_msgs_hash" > "$tf2_msgs_stamp"
 fi
-source_hash=$( { find src urdf launch config colcon.meta -type f -not -path '*/__pycache__/*' \
-    | LC_ALL=C sort | xargs sha256sum; echo "tf2_msgs from $tf2_msgs_source"; } \
-    | sha256sum | cut -d' ' -f1)
+
+source_hash=$(find src urdf launch config colcon.meta -type f -not -path '*/__pycache__/*' \
+    | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
     echo "[setup] building the workspace with colcon"
     rm -rf build install
-    # the interface package is ament_cmake: CMake finds ament_cmake, the rosidl generators and the
-    # message packages it depends on in the venv (the wheels install there as an ament prefix)
-    CMAKE_PREFIX_PATH="$VIRTUAL_ENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}" \
-    AMENT_PREFIX_PATH="$VIRTUAL_ENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}" \
-    colcon --log-base log build --event-handlers console_cohesion- summary+ "${colcon_skip[@]}" \
-        --cmake-args -DBUILD_TESTING=OFF "-DPython3_EXECUTABLE=$VIRTUAL_ENV/bin/python" >/dev/null 2>&1 \
+    colcon --log-base log build --event-handlers console_cohesion- summary+ >/dev/null 2>&1 \
         || { echo "[setup] colcon build failed; see log/latest_build" >&2; exit 1; }
-    if colcon list | grep -v '(ros.ament_python)' | grep -v '^tf2_msgs\s.*(ros.ament_cmake)' | grep -q .; then
+    if colcon list | grep -v '(ros.ament_python)' | grep -q .; then
         echo "[setup] a package is not recognised as ROS (check its package.xml):" >&2
         colcon list >&2
         exit 1
@@ -52,7 +61,5 @@ if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
     # compile the soil kernels once into numba's cache beside the installed sources (~8 s; a
     # terrain:=scm node then loads them in < 1 s instead of compiling at start)
     ( set +u; source install/setup.bash; python -c 'from cobra_sim.soil import compile_kernels; compile_kernels()' )
-    ( set +u; source install/setup.bash; python -c 'from tf2_msgs.msg import TFMessage' ) \
-        || { echo "[setup] tf2_msgs built but not importable; see log/latest_build/tf2_msgs" >&2; exit 1; }
     echo "$source_hash" > install/.source.sha256
 fi
