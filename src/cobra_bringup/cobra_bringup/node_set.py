@@ -23,6 +23,8 @@ from cobra_gaits.sidewinding import DIRECTIONS, GaitError
 from cobra_gaits.trajectory_csv import read_trajectory_csv
 from cobra_sim.terrain import TERRAINS as TERRAIN_MODELS
 
+from cobra_bringup.run_metadata import gait_entries, git_revision, run_custom_data
+
 LAUNCH_FILES = ('sidewind.launch.py', 'lts.launch.py', 'tumble.launch.py')
 ROBOTS = ('cobra', 'tsnake')  # urdf/<robot>.urdf; DEFAULT_ROBOT is what a node loads without urdf_path
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
@@ -211,7 +213,8 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
     gait_parameters: dict[str, object] = {'gait': gait, 'direction': arguments['direction'],
                                           'use_sim_time': use_sim, 'command_subscribers': 1 + record}
     try:
-        gaits = available_gaits(load_gait_parameters(*files('gait.yaml')))
+        gait_file_parameters = load_gait_parameters(*files('gait.yaml'))
+        gaits = available_gaits(gait_file_parameters)
         if gait not in gaits:
             raise BringupError(f"unknown gait '{gait}': choose one of {', '.join(gaits)}")
         check_robot_and_gait(robot, gait, use_sim, slope_deg)
@@ -254,7 +257,12 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
         if bag_path.exists():
             raise BringupError(f'bag_path {bag_path} already exists: choose a new bag_path:=...')
+        custom_data = run_custom_data(  # the run's provenance in the bag's metadata.yaml (run_metadata)
+            launch_file, robot, use_sim, arguments['terrain'], slope_deg, terrain_file.get('terrain_file', ''),
+            gait_entries(gait, arguments['direction'], arguments['lts_preset'],
+                         str(gait_parameters.get('csv_file', '')), gait_file_parameters), git_revision())
         nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
-                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim},
+                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim,
+                                  'custom_data': custom_data},
                                  arguments={'bag_path': 'bag_path'}))
     return nodes
