@@ -79,6 +79,8 @@ class TumbleProbe:
                          '-p', 'wait_for_recorder:=false', *sim_args)
         self.gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS),
                           '-p', 'gait:=tumble', '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true',
+                          # the services drive these tests: no start or release by the clock
+                          '-p', 'tumble.start_after_s:=0.0', '-p', 'tumble.tumbling_timeout_s:=120.0',
                           *gait_args)
 
     def _on_joint_states(self, message: JointState) -> None:

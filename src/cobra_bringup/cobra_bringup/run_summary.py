@@ -13,6 +13,12 @@ joint_1 .. joint_11 and latch_joint, or the T-Snake's m{i}_dorsal/twist/lateral)
 message naming joints the robot does not have, or joint_states missing one of them, is a PROBLEM
 (the sim or driver rejects such commands whole, so the robot would lie still).
 
+Tumbling (a bag with tumble/state, gait:=tumble): the states the gait went through and, over the
+`tumbling` state, the head's distance and speed along the track, its roll rate (|angular
+velocity| of the head track's twist) and the largest contact force per link; a run that ended
+`aborted: ...` is a PROBLEM. States carry no header stamp: the bag's receive times place them on
+the head track (read the same way).
+
 Problems (`RunSummary.problems`, also printed as LOSS / PROBLEM lines) are what a caller such as
 the runner turns into a failing exit code.
 """
@@ -45,6 +51,22 @@ LOSS_SLACK_MESSAGES = 2  # a message at either end of the span may fall outside 
 LOSS_SLACK_FRACTION = 0.001
 MIN_HEAD_EXCURSION_M = 1e-3  # a head that never got this far from its start did not move
 JOINT_TOPICS = ('joint_commands', 'joint_states')  # their joint names must be the robot's
+TUMBLE_STATE_TOPIC = 'tumble/state'
+TUMBLING_STATE = 'tumbling'
+ABORTED_STATE = 'aborted'
+
+
+@dataclass(frozen=True)
+class TumbleSummary:
+    states: tuple[str, ...]  # every tumble/state text, in order
+    tumbling_s: float  # time in the tumbling state (sim time of the head track)
+    distance_m: float  # head displacement over it (3-D)
+    mean_speed_m_s: float
+    peak_speed_m_s: float
+    mean_roll_rate_rad_s: float
+    peak_roll_rate_rad_s: float
+    peak_force_link: str
+    peak_force_n: float
 
 
 class RunSummaryError(ValueError):
@@ -80,6 +102,7 @@ class RunSummary:
     problems: tuple[str, ...] = ()  # empty when the run looks right
     robot: str = ''  # the URDF's robot name, when the caller gave it
     joint_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # first message's, per joint topic
+    tumble: TumbleSummary | None = None
 
 
 def _ends_with(topic: str, name: str) -> bool:
@@ -104,6 +127,13 @@ class BagContents:
     real_time_factors: list[float]
     stamps_s: dict[str, np.ndarray]  # header stamps per rate topic name (key of the rates table)
     joint_names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # first message's, per JOINT_TOPICS
+    # tumbling bags: receive times [s] of the head track, its 3-D positions and |angular velocity|,
+    # tumble/state (receive time, text), contact forces (receive time, link, |F|)
+    head_log_times_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    head_xyz_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    head_roll_rate_rad_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    tumble_states: list[tuple[float, str]] = field(default_factory=list)
+    contact_forces: list[tuple[float, str, float]] = field(default_factory=list)
 
 
 def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATES_HZ)) -> BagContents:
@@ -121,10 +151,24 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
         joint_topics = {c.id: name for c in reader.connections for name in JOINT_TOPICS
                         if _ends_with(c.topic, name)}
         wanted += [c for c in reader.connections if c.id in joint_topics]
+        tumble = [c for c in reader.connections if _ends_with(c.topic, TUMBLE_STATE_TOPIC)]
+        contacts = [c for c in reader.connections if '/contact/forces/' in c.topic] if tumble else []
+        wanted += tumble + contacts
         times, points, real_time_factors = [], [], []
+        log_times, points_3d, roll_rates = [], [], []
+        tumble_states: list[tuple[float, str]] = []
+        contact_forces: list[tuple[float, str, float]] = []
         stamps: dict[str, list[float]] = {name: [] for name in rate_topics}
         joint_names: dict[str, tuple[str, ...]] = {}
-        for connection, _, raw in reader.messages(connections=list({c.id: c for c in wanted}.values())):
+        for connection, log_time_ns, raw in reader.messages(connections=list({c.id: c for c in wanted}.values())):
+            if connection in tumble:
+                tumble_states.append((log_time_ns * 1e-9, reader.deserialize(raw, connection.msgtype).data))
+                continue
+            if connection in contacts:
+                force = reader.deserialize(raw, connection.msgtype).wrench.force
+                contact_forces.append((log_time_ns * 1e-9, connection.topic.rsplit('/', 1)[1],
+                                       math.sqrt(force.x ** 2 + force.y ** 2 + force.z ** 2)))
+                continue
             if connection.id in rate_names:
                 stamps[rate_names[connection.id]].append(_header_stamp_s(raw))
             if connection.id in joint_topics and joint_topics[connection.id] not in joint_names:
@@ -137,11 +181,53 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
             elif connection in head_connections:
                 message = reader.deserialize(raw, connection.msgtype)
                 times.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
-                points.append((message.pose.pose.position.x, message.pose.pose.position.y))
+                position = message.pose.pose.position
+                points.append((position.x, position.y))
+                if tumble:
+                    angular = message.twist.twist.angular
+                    log_times.append(log_time_ns * 1e-9)
+                    points_3d.append((position.x, position.y, position.z))
+                    roll_rates.append(math.sqrt(angular.x ** 2 + angular.y ** 2 + angular.z ** 2))
     if not times:
         raise RunSummaryError(f'{bag_path} holds no {TRUTH_TOPIC} or {ODOM_TOPIC} messages')
     return BagContents(head_connections[0].topic, np.array(times), np.array(points), real_time_factors,
-                       {name: np.array(values) for name, values in stamps.items()}, joint_names)
+                       {name: np.array(values) for name, values in stamps.items()}, joint_names,
+                       np.array(log_times), np.array(points_3d).reshape(-1, 3), np.array(roll_rates),
+                       tumble_states, contact_forces)
+
+
+def summarize_tumble(contents: BagContents) -> TumbleSummary | None:
+    """The tumbling phase of a gait:=tumble run (None when the bag has no tumble/state)."""
+    if not contents.tumble_states:
+        return None
+    states = tuple(text for _, text in contents.tumble_states)
+    starts = [t for t, text in contents.tumble_states if text == TUMBLING_STATE]
+    if not starts or len(contents.head_log_times_s) < 2:
+        return TumbleSummary(states, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, '', 0.0)
+    begin = starts[0]
+    later = [t for t, _ in contents.tumble_states if t > begin]
+    end = later[0] if later else float(contents.head_log_times_s[-1])
+    inside = (contents.head_log_times_s >= begin) & (contents.head_log_times_s <= end)
+    if inside.sum() < 2:
+        return TumbleSummary(states, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, '', 0.0)
+    stamps, xyz = contents.times_s[inside], contents.head_xyz_m[inside]
+    duration_s = float(stamps[-1] - stamps[0])
+    steps = np.linalg.norm(np.diff(xyz, axis=0), axis=1)
+    dt = np.diff(stamps)
+    speeds = steps[dt > 0] / dt[dt > 0]
+    rates = contents.head_roll_rate_rad_s[inside]
+    forces = [(force, link) for t, link, force in contents.contact_forces if begin <= t <= end]
+    peak_force, peak_link = max(forces) if forces else (0.0, '')
+    return TumbleSummary(states, duration_s, float(np.linalg.norm(xyz[-1] - xyz[0])),
+                         float(steps.sum() / duration_s) if duration_s > 0 else 0.0,
+                         float(speeds.max(initial=0.0)), float(rates.mean()), float(rates.max()),
+                         peak_link, float(peak_force))
+
+
+def tumble_problems(tumble: TumbleSummary | None) -> list[str]:
+    if tumble is None or not tumble.states[-1].startswith(ABORTED_STATE):
+        return []
+    return [f'PROBLEM the tumbling sequence ended {tumble.states[-1]}']
 
 
 def count_topics(stamps_s: Mapping[str, np.ndarray],
@@ -212,8 +298,8 @@ def summarize(bag_path: Path, gait_frequency_hz: float | None,
                       ramp_duration_s, cycles, span_s, counts,
                       tuple(find_problems(contents, span_s, counts) + (
                           robot_problems(contents.joint_names, robot, robot_joints)
-                          if robot_joints is not None else [])),
-                      robot, contents.joint_names)
+                          if robot_joints is not None else []) + tumble_problems(tumble := summarize_tumble(contents))),
+                      robot, contents.joint_names, tumble)
 
 
 def format_summary(summary: RunSummary) -> str:
@@ -233,6 +319,16 @@ def format_summary(summary: RunSummary) -> str:
         f'  per gait cycle        {per_cycle}',
         f'  real-time factor      {rtf}',
     ]
+    if summary.tumble is not None:
+        tumble = summary.tumble
+        lines.append(f"  tumble states         {' -> '.join(state.split(':')[0] for state in tumble.states)}")
+        if tumble.tumbling_s > 0:
+            lines += [f'  tumbling              {tumble.tumbling_s:.2f} s: head moved {tumble.distance_m:.2f} m, '
+                      f'speed mean {tumble.mean_speed_m_s:.2f} / peak {tumble.peak_speed_m_s:.2f} m/s',
+                      f'  roll rate             mean {tumble.mean_roll_rate_rad_s:.2f} / peak '
+                      f'{tumble.peak_roll_rate_rad_s:.2f} rad/s']
+            if tumble.peak_force_link:
+                lines.append(f'  peak contact force    {tumble.peak_force_n:.0f} N ({tumble.peak_force_link})')
     for count in summary.topic_counts:
         lines.append(f'  {count.topic:<22}{count.recorded} messages ({count.expected} expected)')
     lines.append(f'  bag                   {summary.bag_path}')

@@ -51,9 +51,11 @@ MAKERS = {'joint_states': ('sensor_msgs/msg/JointState', _joint_state),
 def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
               rates_hz: dict[str, float] | None = None, namespace: str = '',
               stamp: Callable[[float], float] = lambda t: t, head_x_m_s: float = 0.01,
-              joint_names: dict[str, tuple[str, ...]] | None = None) -> Path:
+              joint_names: dict[str, tuple[str, ...]] | None = None,
+              extra: list[tuple[float, str, str, object]] | None = None) -> Path:
     """A sim-like bag: each topic at its rate over DURATION_S, the head at (head_x_m_s t, head_y(t)),
-    stamped stamp(t) while logged at t; joint topics name `joint_names[topic]` (default joint_1)."""
+    stamped stamp(t) while logged at t; joint topics name `joint_names[topic]` (default joint_1);
+    `extra` messages (log time, topic, type, message) are added as they are."""
     rates_hz = {**SIM_TOPIC_RATES_HZ, **(rates_hz or {})}
     messages = []
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
@@ -71,6 +73,12 @@ def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
                     make(stamp(t), joint_names[topic]) if topic in (joint_names or {}) else make(stamp(t)))
                 messages.append((int(round(t * 1e9)), connection,
                                  bytes(TYPESTORE.serialize_cdr(message, msgtype))))
+        extra_connections: dict[str, object] = {}
+        for t, topic, msgtype, message in extra or []:
+            if topic not in extra_connections:
+                extra_connections[topic] = writer.add_connection(topic, msgtype, typestore=TYPESTORE)
+            messages.append((int(round(t * 1e9)), extra_connections[topic],
+                             bytes(TYPESTORE.serialize_cdr(message, msgtype))))
         for timestamp, connection, data in sorted(messages, key=lambda m: m[0]):
             writer.write(connection, timestamp, data)
     return path
@@ -177,3 +185,46 @@ def test_runner_summary_takes_the_latch_joint_in_joint_states_as_cobras(tmp_path
     assert print_summary(bag, {'gait_node': {'gait': 'gait1', 'frequency_hz': 0.5, 'urdf_path': str(urdf)}},
                          simulated=True) == 0
     assert 'PROBLEM' not in capsys.readouterr().out
+
+
+def _tumble_extra(states: list[tuple[float, str]], force_n: float = 0.0) -> list[tuple[float, str, str, object]]:
+    extra = [(t, '/tumble/state', 'std_msgs/msg/String', T['std_msgs/msg/String'](text)) for t, text in states]
+    for index in range(60):  # contact force on link_3 at 10 Hz, a peak of force_n at t = 3.5 s
+        t = index / 10.0
+        value = force_n if abs(t - 3.5) < 1e-9 else 1.0
+        wrench = T['geometry_msgs/msg/Wrench'](T['geometry_msgs/msg/Vector3'](0.0, 0.0, value),
+                                               T['geometry_msgs/msg/Vector3'](0.0, 0.0, 0.0))
+        extra.append((t, '/contact/forces/link_3', 'geometry_msgs/msg/WrenchStamped',
+                      T['geometry_msgs/msg/WrenchStamped'](_header(t, 'link_3'), wrench)))
+    return extra
+
+
+def test_tumbling_phase_is_measured_between_its_state_changes(tmp_path):
+    """Head at 0.01 m/s in x and 0.05 m/s in y; tumbling from t = 2 s to 5 s: 3 s, 0.153 m;
+    the force peak inside it is reported, the sequence of states is listed."""
+    states = [(0.0, 'sidewinding'), (1.0, 'ramp_down'), (1.5, 'curling'), (1.9, 'latching'),
+              (2.0, 'tumbling'), (5.0, 'releasing'), (5.5, 'uncurling'), (5.9, 'ready')]
+    summary = summarize(write_bag(tmp_path / 'bag', extra=_tumble_extra(states, force_n=250.0)), 0.5)
+    tumble = summary.tumble
+    assert tumble.states[-1] == 'ready' and summary.problems == ()
+    assert tumble.tumbling_s == pytest.approx(3.0, abs=0.011)
+    assert tumble.distance_m == pytest.approx(3.0 * np.hypot(0.01, 0.05), rel=0.01)
+    assert tumble.mean_speed_m_s == pytest.approx(np.hypot(0.01, 0.05), rel=0.01)
+    assert (tumble.peak_force_link, tumble.peak_force_n) == ('link_3', pytest.approx(250.0))
+    text = format_summary(summary)
+    assert 'sidewinding -> ramp_down -> curling -> latching -> tumbling -> releasing -> uncurling -> ready' in text
+    assert 'peak contact force    250 N (link_3)' in text
+
+
+def test_an_aborted_tumbling_sequence_is_a_problem(tmp_path):
+    states = [(0.0, 'sidewinding'), (1.0, 'ramp_down'), (1.5, 'curling'),
+              (4.0, 'aborted: loop did not close: latch frames 0.104 m apart')]
+    summary = summarize(write_bag(tmp_path / 'bag', extra=_tumble_extra(states)), 0.5)
+    assert summary.problems == ('PROBLEM the tumbling sequence ended aborted: loop did not close: latch frames '
+                                '0.104 m apart',)
+    assert summary.tumble.tumbling_s == 0.0
+
+
+def test_a_bag_without_tumble_state_has_no_tumble_section(tmp_path):
+    summary = summarize(write_bag(tmp_path / 'bag'), 0.5)
+    assert summary.tumble is None and 'tumble states' not in format_summary(summary)

@@ -56,6 +56,9 @@ def declare_tumble_parameters(node: Node, gait: str, preset_names: Sequence[str]
         f'{text} [s, node time]', read_only=True, float_range=TIMEOUT_RANGE_S))
              for name, text in timeout_text.items()}
     specs.update({
+        'tumble.start_after_s': (0.0, describe(
+            'start the sequence by itself after this long sidewinding [s, node time]; 0 = wait for '
+            'tumble/start', read_only=True, float_range=(0.0, 3600.0))),
         'tumble.sidewinding_preset': ('gait1', describe(
             'gait:=tumble: the sidewinding preset (a name from preset_names) played before tumble/start',
             read_only=True)),

@@ -75,10 +75,11 @@ class TumbleParams:
     tumbling_timeout_s: float = 120.0  # release by itself after this long
     releasing_timeout_s: float = 3.0  # latch/set false -> latch/state false
     uncurling_timeout_s: float = 3.0  # after the interpolation ends, for the measured joints to arrive
+    start_after_s: float = 0.0  # > 0: start the sequence by itself after this long sidewinding; 0 = on tumble/start
 
     def validated(self) -> TumbleParams:
         for name, value in vars(self).items():
-            if name == 'wave_amplitude_rad' and value == 0.0:
+            if name in ('wave_amplitude_rad', 'start_after_s') and value == 0.0:
                 continue
             if not (math.isfinite(value) and (value > 0.0 or (name == 'wave_frequency_hz' and value < 0.0))):
                 raise GaitError(f'tumble parameter {name} must be a '
@@ -143,6 +144,8 @@ class TumbleMachine:
         self.abort_reason = ''
         self.positions_rad = sidewinding.positions()
         self._elapsed_s = 0.0
+        self._auto_started = False
+        self._sidewound_s = 0.0  # time spent sidewinding (ramp running), for start_after_s
         self._move: JointMove | None = None
         self._move_start_s = 0.0  # aborted: state time at which the move to straight began
         self._latch_engaged = False  # the newest latch/state
@@ -231,6 +234,13 @@ class TumbleMachine:
     def _tick_sidewinding(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
         self.sidewinding.advance(dt_s)
         self.positions_rad = self.sidewinding.positions()
+        if not self.sidewinding.ramp.is_idle:
+            self._sidewound_s += dt_s
+        if not self._auto_started and 0.0 < self.params.start_after_s <= self._sidewound_s:
+            self._auto_started = True  # once: after a release the robot waits for tumble/start
+            self.sidewinding.ramp.stop()
+            self._enter(TumbleState.RAMP_DOWN, f'start after {self.params.start_after_s:g} s of sidewinding '
+                                               '(start_after_s): ramping the sidewinding down')
 
     def _tick_ramp_down(self, dt_s: float, measured_rad: np.ndarray | None, latch: bool | None) -> None:
         self.sidewinding.advance(dt_s)

@@ -139,6 +139,37 @@ def test_start_from_ready_curls_again_and_gait_start_sidewinds(robot) -> None:
     plant.run_until(lambda: np.max(np.abs(plant.commands[-1])) > 0.2, limit_s=5.0)
 
 
+def test_start_after_sidewinding_starts_the_sequence_once_by_itself(robot) -> None:
+    machine = make_machine(robot, start_after_s=3.0, tumbling_timeout_s=2.0)
+    plant = Plant(machine)
+    started_s = plant.run_to(S.RAMP_DOWN)
+    assert started_s == pytest.approx(3.0, abs=2 * DT_S)  # not before its time, not later
+    plant.run_to(S.READY)  # curls, latches, tumbles 2 s, releases by itself, uncurls
+    assert machine.request_sidewind()[0]
+    for _ in range(int(5.0 / DT_S)):  # sidewinding again: it waits for tumble/start this time
+        plant.tick()
+    assert machine.state == S.SIDEWINDING
+
+
+def test_no_start_after_means_waiting_for_tumble_start(robot) -> None:
+    machine = make_machine(robot)
+    plant = Plant(machine)
+    for _ in range(int(10.0 / DT_S)):
+        plant.tick()
+    assert machine.state == S.SIDEWINDING
+
+
+def test_start_after_counts_sidewinding_only(robot) -> None:
+    """A node waiting for gait/start (autostart false) does not curl by itself: it never sidewound."""
+    machine = make_machine(robot, autostart=False, start_after_s=1.0)
+    plant = Plant(machine)
+    for _ in range(int(5.0 / DT_S)):
+        plant.tick()
+    assert machine.state == S.SIDEWINDING
+    machine.sidewinding.ramp.start()
+    assert plant.run_to(S.RAMP_DOWN, limit_s=5.0) == pytest.approx(1.0, abs=2 * DT_S)
+
+
 def test_requests_in_the_wrong_state_are_refused_with_the_state(robot) -> None:
     machine = make_machine(robot)
     plant = Plant(machine)
@@ -269,9 +300,12 @@ def test_sidewinding_after_an_abort_ramps_up_from_straight(robot) -> None:
     assert machine.status_text == 'sidewinding'
 
 
-@pytest.mark.parametrize('field', ['curl_speed_rad_s', 'joint_tolerance_rad', 'latching_timeout_s'])
+@pytest.mark.parametrize('field', ['curl_speed_rad_s', 'joint_tolerance_rad', 'latching_timeout_s', 'start_after_s'])
 @pytest.mark.parametrize('value', [0.0, -1.0, float('nan')])
 def test_bad_parameters_are_refused_by_name(field: str, value: float) -> None:
+    if field == 'start_after_s' and value == 0.0:
+        TumbleParams(start_after_s=0.0).validated()  # 0 = wait for tumble/start
+        return
     with pytest.raises(GaitError, match=field):
         TumbleParams(**{field: value}).validated()
 
