@@ -9,8 +9,9 @@ parallel pytest runs and runs on one machine never cross-talk).
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,22 @@ def ros_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
         yield {**os.environ, **values}
     finally:
         claim.release()
+
+
+@pytest.fixture
+def start_runner(ros_env: dict[str, str]) -> Callable[..., subprocess.Popen]:
+    """Start the pip-mode runner as a user does (installed workspace sourced, the sources not on
+    the path), in this test's ROS domain: `start_runner(cwd, 'sidewind.launch.py', 'use_sim:=true')`."""
+    setup = Path(__file__).resolve().parent / 'install' / 'setup.bash'
+
+    def start(cwd: Path, *words: str) -> subprocess.Popen:
+        if not setup.exists():
+            pytest.fail('the workspace is not built: run scripts/setup.sh (scripts/test.sh does)')
+        command = f'source {setup} && exec python -m cobra_bringup.runner ' + ' '.join(words)
+        return subprocess.Popen(['bash', '-c', command], cwd=cwd, env=dict(ros_env, PYTHONPATH=''),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+    return start
 
 
 @pytest.fixture

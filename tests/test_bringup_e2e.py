@@ -17,18 +17,7 @@ import yaml
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SETUP = REPO_ROOT / 'install' / 'setup.bash'
 
-
-def runner(ros_env: dict[str, str], cwd: Path, *words: str) -> subprocess.Popen:
-    """The runner as a user starts it: installed workspace sourced, sources not on the path."""
-    if not SETUP.exists():
-        pytest.fail('the workspace is not built: run scripts/setup.sh (scripts/test.sh does)')
-    env = dict(ros_env, PYTHONPATH='')
-    command = f'source {SETUP} && exec python -m cobra_bringup.runner ' + ' '.join(words)
-    return subprocess.Popen(['bash', '-c', command], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
 def read_bag(bag: Path, namespace: str = '') -> tuple[dict, Counter, list[float], list[tuple[float, float]]]:
@@ -57,9 +46,9 @@ def assert_every_node_stopped_on_its_first_signal(process: subprocess.Popen, out
     assert 'while stopping' not in output and 'Traceback' not in output, output
 
 
-def test_simulated_sidewind_records_a_complete_bag(ros_env, tmp_path):
+def test_simulated_sidewind_records_a_complete_bag(start_runner, tmp_path):
     bag = tmp_path / 'bags' / 'run'
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'duration:=3.0',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'duration:=3.0',
                      f'bag_path:={bag}')
     output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output
@@ -76,9 +65,9 @@ def test_simulated_sidewind_records_a_complete_bag(ros_env, tmp_path):
     assert 'lateral displacement' in output and str(bag) in output
 
 
-def test_sigint_mid_run_leaves_a_readable_bag(ros_env, tmp_path):
+def test_sigint_mid_run_leaves_a_readable_bag(start_runner, tmp_path):
     bag = tmp_path / 'bag'
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', f'bag_path:={bag}')
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', f'bag_path:={bag}')
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list(bag.glob('*.mcap')):
         time.sleep(0.2)  # the first split closes after its duration
@@ -108,8 +97,8 @@ def test_sigint_mid_run_leaves_a_readable_bag(ros_env, tmp_path):
     (['use_sim:=true', 'bag_path:=/etc/hostname/bag'], 'bag_path /etc/hostname/bag cannot be created: '
                                                        '/etc/hostname is not a directory'),
 ])
-def test_bad_arguments_fail_clearly_and_leave_nothing_behind(ros_env, tmp_path, words, message):
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', *words)
+def test_bad_arguments_fail_clearly_and_leave_nothing_behind(start_runner, tmp_path, words, message):
+    process = start_runner(tmp_path, 'sidewind.launch.py', *words)
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2, output
     assert message in output
@@ -125,10 +114,10 @@ def test_bad_arguments_fail_clearly_and_leave_nothing_behind(ros_env, tmp_path, 
     ('sim_node:\n  ros__parameters:\n    urdf_path: /nonexistent/cobra.urdf\n',
      'sim_node: URDF not found: /nonexistent/cobra.urdf'),
 ])
-def test_bad_params_file_is_refused_before_any_node_starts(ros_env, tmp_path, params, message):
+def test_bad_params_file_is_refused_before_any_node_starts(start_runner, tmp_path, params, message):
     override = tmp_path / 'override.yaml'
     override.write_text(params)
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', f'params_file:={override}')
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', f'params_file:={override}')
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2, output
     assert message in output and '[run] starting' not in output
@@ -140,13 +129,13 @@ def test_bad_params_file_is_refused_before_any_node_starts(ros_env, tmp_path, pa
     (b'time_s,joint_1\n0.0,0.1\n1.0,\xb0\n', ':3: not UTF-8 text'),
     (None, 'is a directory'),
 ])
-def test_unusable_csv_is_refused_precisely(ros_env, tmp_path, content, message):
+def test_unusable_csv_is_refused_precisely(start_runner, tmp_path, content, message):
     trajectory = tmp_path / 'gait.csv'
     if content is None:
         trajectory.mkdir()
     else:
         trajectory.write_bytes(content)
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=csv',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=csv',
                      f'csv_file:={trajectory}')
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2, output
@@ -154,10 +143,10 @@ def test_unusable_csv_is_refused_precisely(ros_env, tmp_path, content, message):
     assert not (tmp_path / 'bags').exists()
 
 
-def test_malformed_csv_is_refused_before_anything_starts(ros_env, tmp_path):
+def test_malformed_csv_is_refused_before_anything_starts(start_runner, tmp_path):
     trajectory = tmp_path / 'gait.csv'
     trajectory.write_text('time_s,joint_1,joint_2\n0.0,0.1,0.2\n0.01,0.1\n')
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=csv',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=csv',
                      f'csv_file:={trajectory}')
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2
@@ -165,10 +154,10 @@ def test_malformed_csv_is_refused_before_anything_starts(ros_env, tmp_path):
     assert not (tmp_path / 'bags').exists()
 
 
-def test_namespaced_run_moves_the_robot_on_sim_time(ros_env, tmp_path):
+def test_namespaced_run_moves_the_robot_on_sim_time(start_runner, tmp_path):
     """namespace:=cobra: every topic under /cobra, /clock global, so the gait ticks and the robot moves."""
     bag = tmp_path / 'bag'
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'duration:=4.0',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'duration:=4.0',
                      'namespace:=cobra', 'frame_prefix:=cobra/', f'bag_path:={bag}')
     output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output
@@ -182,8 +171,8 @@ def test_namespaced_run_moves_the_robot_on_sim_time(ros_env, tmp_path):
     assert 'distance (net)' in output and 'PROBLEM' not in output
 
 
-def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(ros_env, tmp_path):
-    process = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=false', 'record:=false')
+def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(start_runner, tmp_path):
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=false', 'record:=false')
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 1
     assert "serial port '/dev/ttyCOBRA' not found" in output

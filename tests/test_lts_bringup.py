@@ -7,7 +7,6 @@ on every piece, so its twist joints stay at 0 and the roll shows in the bending 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,18 +15,9 @@ import yaml
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
 
-SETUP = Path(__file__).resolve().parents[1] / 'install' / 'setup.bash'
 TSNAKE_NAMES = [f'm{i}_{kind}' for i in range(1, 7) for kind in ('dorsal', 'twist', 'lateral')]
 TWIST = [index for index, name in enumerate(TSNAKE_NAMES) if name.endswith('_twist')]
 
-
-def runner(ros_env: dict[str, str], cwd: Path, *words: str) -> subprocess.Popen:
-    """The runner as a user starts it (as in test_bringup_e2e): installed workspace sourced."""
-    if not SETUP.exists():
-        pytest.fail('the workspace is not built: run scripts/setup.sh (scripts/test.sh does)')
-    command = f'source {SETUP} && exec python -m cobra_bringup.runner ' + ' '.join(words)
-    return subprocess.Popen(['bash', '-c', command], cwd=cwd, env=dict(ros_env, PYTHONPATH=''),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
 def joint_messages(bag: Path) -> dict[str, list[tuple[float, list[str], np.ndarray]]]:
@@ -45,9 +35,9 @@ def joint_messages(bag: Path) -> dict[str, list[tuple[float, list[str], np.ndarr
     return found
 
 
-def test_lts_launch_drives_the_tsnake_twist_joints_in_the_sim(ros_env, tmp_path):
+def test_lts_launch_drives_the_tsnake_twist_joints_in_the_sim(start_runner, tmp_path):
     bag = tmp_path / 'bag'
-    process = runner(ros_env, tmp_path, 'lts.launch.py', 'use_sim:=true', 'duration:=3',
+    process = start_runner(tmp_path, 'lts.launch.py', 'use_sim:=true', 'duration:=3',
                      'real_time_factor:=0', 'record:=true', 'lts_preset:=twisting', f'bag_path:={bag}')
     output, _ = process.communicate(timeout=180)
     assert process.returncode == 0, output
@@ -72,10 +62,10 @@ def test_lts_launch_drives_the_tsnake_twist_joints_in_the_sim(ros_env, tmp_path)
     (['use_sim:=true', 'lts_preset:=twisting', 'duration:=1', 'params_file:={override}'],
      "error: gait_node: gait too fast for the servos: the start/stop ramp of lts_preset 'twisting'"),
 ])
-def test_bad_lts_bringup_exits_2_before_any_node_starts(ros_env, tmp_path, words, message):
+def test_bad_lts_bringup_exits_2_before_any_node_starts(start_runner, tmp_path, words, message):
     override = tmp_path / 'override.yaml'
     override.write_text('gait_node:\n  ros__parameters:\n    ramp_duration_s: 0.3\n')
-    process = runner(ros_env, tmp_path, 'lts.launch.py', *(w.format(override=override) for w in words))
+    process = start_runner(tmp_path, 'lts.launch.py', *(w.format(override=override) for w in words))
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 2, output
     assert message in output and '[run] starting' not in output and 'Traceback' not in output

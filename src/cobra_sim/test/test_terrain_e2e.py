@@ -15,23 +15,15 @@ from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_typestore
 
 REPO = Path(__file__).resolve().parents[3]
-SETUP = REPO / 'install' / 'setup.bash'
 
 
-def runner(ros_env: dict[str, str], cwd: Path, *words: str) -> subprocess.CompletedProcess:
-    if not SETUP.exists():
-        pytest.fail('the workspace is not built: run scripts/setup.sh')
-    command = f'source {SETUP} && exec python -m cobra_bringup.runner ' + ' '.join(words)
-    return subprocess.run(['bash', '-c', command], cwd=cwd, env=dict(ros_env, PYTHONPATH=''), capture_output=True,
-                          text=True, timeout=300, start_new_session=True)
 
-
-def test_scm_run_records_heightmap_and_soil_reactions_and_renders(ros_env, tmp_path):
+def test_scm_run_records_heightmap_and_soil_reactions_and_renders(start_runner, tmp_path):
     bag = tmp_path / 'scm_run'
-    result = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm', 'duration:=4.0',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm', 'duration:=4.0',
                     'real_time_factor:=0', f'bag_path:={bag}')
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
+    output, _ = process.communicate(timeout=300)
+    assert process.returncode == 0, output
     stamps, points, normal_n = [], 0, []
     with AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
         topics = {c.topic: c for c in reader.connections}
@@ -52,24 +44,24 @@ def test_scm_run_records_heightmap_and_soil_reactions_and_renders(ros_env, tmp_p
     assert out.stat().st_size > 10_000 and f'{points} deformed nodes' in rendered.stdout
 
 
-def test_bad_terrain_file_is_refused_before_any_node_starts(ros_env, tmp_path):
+def test_bad_terrain_file_is_refused_before_any_node_starts(start_runner, tmp_path):
     override = tmp_path / 'override.yaml'
     override.write_text('sim_node:\n  ros__parameters:\n    terrain_file: /nonexistent/sand.yaml\n')
-    result = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
                     f'params_file:={override}')
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
+    output, _ = process.communicate(timeout=300)
+    assert process.returncode == 2, output
     assert 'terrain_file' in output and '/nonexistent/sand.yaml' in output
     assert '[run] starting' not in output
 
 
-def test_a_start_off_the_soil_patch_is_refused_before_any_node_starts(ros_env, tmp_path):
+def test_a_start_off_the_soil_patch_is_refused_before_any_node_starts(start_runner, tmp_path):
     far = tmp_path / 'far_sand.yaml'
     loose_sand = REPO / 'config' / 'soil' / 'loose_sand.yaml'
     far.write_text(loose_sand.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [20.0, 0.0]'))
-    result = runner(ros_env, tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
                     f'terrain_file:={far}')
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
+    output, _ = process.communicate(timeout=300)
+    assert process.returncode == 2, output
     assert 'outside the soil patch' in output and str(far) in output
     assert '[run] starting' not in output and not (tmp_path / 'bags').exists()
