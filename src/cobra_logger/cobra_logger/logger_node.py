@@ -12,7 +12,9 @@ EXECUTOR_PERIOD_S. An executor round costs ~0.3 ms with two dozen subscriptions,
 writing a message. With use_sim_time the logger does not subscribe to /clock at all (1 kHz of
 sim time, each sample ~25 µs of the sim's CPU to deliver and more of ours to take): sim time is
 the newest header stamp of the recorded messages, which for the sim's topics is the /clock value
-they were published at; a message without a header is logged at the newest such stamp. The newest `progress_topic` (joint_states) header stamp written
+they were published at; a message without a header is logged at the newest such stamp (one
+that came before any stamp, at the first: a sim stamping wall-clock dates must not start the bag
+in 1970). The newest `progress_topic` (joint_states) header stamp written
 goes out on `logger/progress` once it advanced PROGRESS_STEP_NS or the logger has caught up, so a
 lockstepped sim never outruns the recorder. /rosout alone does not make a bag: its messages are
 held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arrives.
@@ -239,6 +241,9 @@ class LoggerNode(Node):
         self._progress_message = ClockMsg()
         self._bag_started = False
         self._rosout_backlog: deque[tuple[str, int, bytes]] = deque(maxlen=ROSOUT_BACKLOG)
+        # sim time: messages that came before any header stamp (/rosout of the start-up, a latched
+        # state); written at the first stamp, so a bag with a wall-clock origin does not begin in 1970
+        self._unstamped_backlog: deque[tuple[str, bytes]] = deque(maxlen=ROSOUT_BACKLOG)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         # The bag writer is not thread-safe: every callback touching it is in this one group.
@@ -306,6 +311,14 @@ class LoggerNode(Node):
                     and stamp_ns > self._sim_time_ns:
                 self._sim_time_ns = stamp_ns
             timestamp_ns = self._sim_time_ns
+            if not timestamp_ns:  # sim time still unknown: log it at the first stamp (not at 1970)
+                self._unstamped_backlog.append((topic, data))
+                return
+            while self._unstamped_backlog:
+                self._record(*self._unstamped_backlog.popleft(), timestamp_ns)
+        self._record(topic, data, timestamp_ns)
+
+    def _record(self, topic: str, data: bytes, timestamp_ns: int) -> None:
         if not self._bag_started:
             if topic in HOUSEKEEPING_TOPICS:
                 self._rosout_backlog.append((topic, timestamp_ns, data))
@@ -357,6 +370,8 @@ class LoggerNode(Node):
 
     def finish(self) -> None:
         """Close the bag and log what was recorded."""
+        while self._unstamped_backlog:  # no header stamp ever came: sim time 0 is all there is
+            self._record(*self._unstamped_backlog.popleft(), 0)
         self._writer.close()
         logger = self.get_logger()
         for topic in self._wanted_topics:

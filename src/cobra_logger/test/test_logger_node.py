@@ -281,3 +281,40 @@ def test_sim_time_log_stamps_are_the_newest_recorded_header_stamp_without_clock(
                 log_times.setdefault(channel.topic, []).append(message.log_time)
     assert sorted(log_times['/joint_states']) == [3_000_000_000 + step * 2_000_000 for step in range(1, 11)]
     assert log_times['/latch/state'] == [3_020_000_000]
+
+
+def test_sim_time_messages_before_the_first_header_stamp_are_logged_at_it_not_at_zero(
+        tmp_path, start_logger, test_node):
+    """A sim with a wall-clock origin stamps 2026: the start-up /rosout and a latched state that
+    came before any stamp must not put the bag's start in 1970."""
+    from mcap.reader import make_reader
+    from std_msgs.msg import Bool
+    bag_dir = tmp_path / 'bag'
+    logger = start_logger('-p', f'bag_path:={bag_dir}', '-p', 'use_sim_time:=true',
+                          '-p', 'topics:=[joint_states, latch/state, /rosout]')
+    logger.wait_for_output('recording [')
+    reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    states = test_node.create_publisher(JointState, '/joint_states', reliable)
+    latch = test_node.create_publisher(Bool, '/latch/state', reliable)
+    deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
+    while states.get_subscription_count() == 0 or latch.get_subscription_count() == 0:
+        assert time.monotonic() < deadline, f'the logger never subscribed:\n{logger.output}'
+        rclpy.spin_once(test_node, timeout_sec=0.05)
+    test_node.get_logger().info('before any stamp')  # /rosout, as a node's start-up lines
+    latch.publish(Bool(data=True))
+    time.sleep(0.5)  # taken before the stamp below (taken after it, it would get the stamp anyway)
+    first_stamp_ns = 1_796_000_000_123_000_000  # Dec 2026, as clock_origin:=wall stamps
+    message = JointState(name=['joint_1'], position=[0.0])
+    message.header.stamp.sec, message.header.stamp.nanosec = divmod(first_stamp_ns, 1_000_000_000)
+    states.publish(message)
+    time.sleep(0.5)
+    assert logger.stop(signal.SIGINT) == 0, logger.output
+    log_times: dict[str, list[int]] = {}
+    metadata = load_metadata(bag_dir)
+    for relative in metadata['relative_file_paths']:
+        with open(bag_dir / relative, 'rb') as handle:
+            for _, channel, recorded in make_reader(handle).iter_messages():
+                log_times.setdefault(channel.topic, []).append(recorded.log_time)
+    assert log_times['/latch/state'] == [first_stamp_ns]
+    assert log_times['/rosout'] and set(log_times['/rosout']) == {first_stamp_ns}
+    assert metadata['starting_time']['nanoseconds_since_epoch'] == first_stamp_ns
