@@ -17,9 +17,11 @@ setup(
     zip_safe=True,
     maintainer='COBRA maintainers',
     maintainer_email='cobra-maintainers@example.com',
-    description='COBRA robot description: URDF and a pure-Python robot model (joints, axes, limits, frames).',
+    description='COBRA robot description: URDF, a pure-Python robot model (joints, axes, limits, frames) and the state publisher (robot_description, /tf, /tf_static).',
     license='Apache-2.0',
     entry_points={
-        'console_scripts': [],
+        'console_scripts': [
+            'state_publisher = cobra_description.state_publisher_node:main',
+        ],
     },
 )
