@@ -32,9 +32,9 @@ from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
 from cobra_common.frames import frame_prefix_problem
-from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, set_stamp,
-                                    stamp_seconds, stop_requested)
+from cobra_common.ros_entry import StartupError, declare, deferred_stop, describe, run_node, stop_requested
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
+from cobra_sim.clock_origin import CLOCK_ORIGINS, clock_origin_ns, origin_grid_ns, since_origin_s, stamp_ns
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
 from cobra_sim.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
 from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
@@ -86,6 +86,10 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             read_only=True, float_range=(1e-4, 0.1))),
         'settle_duration_s': (2.0, describe('settling before t = 0 [s]', read_only=True,
                                             float_range=(0.0, 60.0))),
+        'clock_origin': ('zero', describe(
+            f"{' | '.join(CLOCK_ORIGINS)}: /clock (and every stamp) starts at 0, or at the wall-clock "
+            'time of t = 0 floored to a whole second and command period (real dates in bags); '
+            'duration_s and all periods still count from t = 0', read_only=True)),
         'duration_s': (0.0, describe('stop and exit after this sim time [s]; 0 = run until stopped',
                                      float_range=(0.0, 1e6))),
         'real_time_factor': (1.0, describe('pace to this many sim seconds per wall second; '
@@ -133,6 +137,9 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             read_only=True, float_range=(0.1, 600.0))),
     })
     p['lockstep'] = {True: 'on', False: 'off'}.get(p['lockstep'], p['lockstep'])
+    if p['clock_origin'] not in CLOCK_ORIGINS:
+        raise StartupError(f"clock_origin:={p['clock_origin']} is not one of {', '.join(CLOCK_ORIGINS)} "
+                           '(zero: stamps from 0; wall: stamps from the wall-clock time of the start)')
     if p['lockstep'] not in LOCKSTEP_MODES:
         raise StartupError(f"lockstep:={p['lockstep']} is not one of {', '.join(LOCKSTEP_MODES)}")
     try:  # reads and range-checks the terrain file, so the bringup's pre-start check refuses a bad one
@@ -243,6 +250,10 @@ class SimNode(Node):
         self._measured_rtf = 0.0
         self._waiting_until: float | None = (time.perf_counter() + p['wait_for_peers_s']
                                              if p['wait_for_peers_s'] > 0.0 else None)
+        self._clock_origin_grid_ns = origin_grid_ns(round(p['command_period_s'] * 1e9))
+        self.clock_origin_ns = 0  # /clock value of t = 0: fixed when the run starts (clock_origin)
+        if self._waiting_until is None:
+            self._start_clock()
         self._lockstep_wait_started: float | None = None
         self._absent_peers: set[str] = set()
         self.lockstep_held_s = {'gait': 0.0, 'logger': 0.0}  # wall time spent waiting, per peer
@@ -253,6 +264,13 @@ class SimNode(Node):
             self.get_logger().info(
                 f"lockstep: each {p['command_period_s']:g} s boundary waits for its joint_commands "
                 f"and a logger within {p['lockstep_max_logger_lag_s']:g} s (peers with a publisher)")
+
+    def _start_clock(self) -> None:
+        """t = 0 is now: fix the published clock's origin (clock_origin, cobra_sim.clock_origin)."""
+        self.clock_origin_ns = clock_origin_ns(self.params['clock_origin'], time.time_ns(),
+                                               self._clock_origin_grid_ns)
+        if self.clock_origin_ns:
+            self.get_logger().info(f'clock_origin wall: t = 0 is /clock {self.clock_origin_ns * 1e-9:.3f} s')
 
     # --- parameters and inputs --------------------------------------------------------------
     @property
@@ -282,10 +300,10 @@ class SimNode(Node):
                 f'{WARNING_PERIOD_S:g} s; counts in diagnostics)', throttle_duration_sec=WARNING_PERIOD_S)
             return
         self.sim.set_targets(verdict.positions_rad)
-        self._gate.command_arrived(stamp_seconds(message.header.stamp))
+        self._gate.command_arrived(since_origin_s(stamp_ns(message.header.stamp), self.clock_origin_ns))
 
     def _on_logger_progress(self, message: ClockMsg) -> None:
-        self._gate.logger_progressed(stamp_seconds(message.clock))
+        self._gate.logger_progressed(since_origin_s(stamp_ns(message.clock), self.clock_origin_ns))
 
     def _take_pending(self) -> None:
         """Take queued commands and logger progress without an executor round (~2 µs when empty)."""
@@ -364,6 +382,7 @@ class SimNode(Node):
             self.get_logger().warning(f"gave up waiting for {', '.join(missing)}: starting without them")
         self._waiting_until = None
         self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
+        self._start_clock()
         return True
 
     def _lockstep_peer(self, t_s: float, final: bool) -> tuple[str, str] | None:
@@ -463,15 +482,16 @@ class SimNode(Node):
 
     def _control_period(self) -> None:
         sim, clock, publish_clock = self.sim, self._clock, self._publish_raw[self._clock_pub]
+        origin_ns = self.clock_origin_ns
         sim.begin_control_period()
         for _ in range(sim.steps_per_control):
             sim.step_physics()
             self._steps += 1
-            clock.set_stamp_ns(self._steps * self._timestep_ns)
+            clock.set_stamp_ns(origin_ns + self._steps * self._timestep_ns)
             publish_clock(clock.to_bytes())
         self._control_periods += 1
         periods = self._control_periods
-        now_ns = self._steps * self._timestep_ns
+        now_ns = origin_ns + self._steps * self._timestep_ns  # the published stamp (clock_origin)
         joints = self._joints
         joints.set_stamp_ns(now_ns)
         joints.position[:] = sim.joint_positions()
@@ -532,13 +552,13 @@ class SimNode(Node):
         """The deformed nodes as a PointCloud2 in odom (x, y, z, sinkage, pressure; float32)."""
         data, count = pack_heightmap(self.sim.terrain.heightmap())
         header = Header(frame_id=self.params['frame_prefix'] + 'odom')
-        set_stamp(header.stamp, now_ns * 1e-9)
+        header.stamp.sec, header.stamp.nanosec = divmod(now_ns, 1_000_000_000)
         self._heightmap_pub.publish(PointCloud2(
             header=header, height=1, width=count, fields=self._heightmap_fields, is_bigendian=False,
             point_step=POINT_STEP, row_step=POINT_STEP * count, data=data, is_dense=True))
 
     def _publish_diagnostics(self, now_ns: int) -> None:
-        wall, sim_time = time.perf_counter(), now_ns * 1e-9
+        wall, sim_time = time.perf_counter(), self.time_ns * 1e-9  # since t = 0, whatever the clock_origin
         window_wall, window_sim = self._rtf_window
         self._measured_rtf = (sim_time - window_sim) / max(wall - window_wall, 1e-9)
         self._rtf_window = (wall, sim_time)
@@ -562,7 +582,7 @@ class SimNode(Node):
         }
         status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
         header = Header()
-        set_stamp(header.stamp, sim_time)
+        header.stamp.sec, header.stamp.nanosec = divmod(now_ns, 1_000_000_000)
         self._diag_pub.publish(DiagnosticArray(header=header, status=[status]))
 
 
