@@ -23,7 +23,8 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'run = cobra_bringup.runner:main'
+            'run = cobra_bringup.runner:main',
+            'call = cobra_bringup.call:main',
         ],
     },
 )
