@@ -87,6 +87,22 @@ class TumbleParams:
         return self
 
 
+def travelling_wave_rad(pitch_signs: np.ndarray, amplitude_rad: float, frequency_hz: float,
+                        time_s: float) -> np.ndarray:
+    """Joint offsets of a mode-2 bend wave travelling round the loop's pitch joints (two bends round
+    the loop; pitch_signs: each joint's axis sign, 0 for non-pitch joints), faded in over 1 s; zero
+    when amplitude_rad is 0 (passive tumbling)."""
+    pitch_signs = np.asarray(pitch_signs, dtype=float)
+    amplitude = amplitude_rad * min(1.0, max(time_s, 0.0))
+    pitch = np.flatnonzero(pitch_signs)
+    offsets = np.zeros(len(pitch_signs))
+    if amplitude == 0.0 or len(pitch) == 0:
+        return offsets
+    phase = 4.0 * math.pi * np.arange(len(pitch)) / len(pitch) + 2.0 * math.pi * frequency_hz * time_s
+    offsets[pitch] = amplitude * pitch_signs[pitch] * np.cos(phase)
+    return offsets
+
+
 def min_jerk(progress: float) -> float:
     """0 -> 1 with zero velocity and acceleration at both ends (no jerk into the servos)."""
     x = min(max(progress, 0.0), 1.0)
@@ -320,16 +336,9 @@ class TumbleMachine:
         self.positions_rad = self._move.positions(self._elapsed_s - self._move_start_s)
 
     def wave_offsets_rad(self, time_s: float) -> np.ndarray:
-        """Travelling mode-2 bend wave on the pitch joints (two bends round the loop), faded in over
-        1 s; zero when wave_amplitude_rad is 0 (passive tumbling)."""
-        amplitude = self.params.wave_amplitude_rad * min(1.0, max(time_s, 0.0))
-        pitch = np.flatnonzero(self._pitch_signs)
-        if amplitude == 0.0 or len(pitch) == 0:
-            return np.zeros(len(self.curl_pose_rad))
-        phase = 4.0 * math.pi * np.arange(len(pitch)) / len(pitch) + 2.0 * math.pi * self.params.wave_frequency_hz * time_s
-        offsets = np.zeros(len(self.curl_pose_rad))
-        offsets[pitch] = amplitude * self._pitch_signs[pitch] * np.cos(phase)
-        return offsets
+        """The tumbling wave (travelling_wave_rad) with this machine's parameters."""
+        return travelling_wave_rad(self._pitch_signs, self.params.wave_amplitude_rad,
+                                   self.params.wave_frequency_hz, time_s)
 
     # ---- helpers ----
 

@@ -26,7 +26,7 @@ import numpy as np
 from cobra_description.robot_model import RobotModel
 from cobra_gaits.curl_pose import curl_pose
 from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams
-from cobra_gaits.tumbling import JointMove, TumbleMachine, TumbleParams, TumbleState
+from cobra_gaits.tumbling import JointMove, TumbleMachine, TumbleParams, TumbleState, travelling_wave_rad
 from cobra_sim.engine import CobraSim, SimParams
 from cobra_sim.terrain import RigidGround, RigidGroundParams, slope_rotation
 
@@ -106,17 +106,10 @@ def make_sim(robot: RobotModel, slope_deg: float, friction: float) -> CobraSim:
 
 
 def shape_wave(robot: RobotModel, config: TumbleRunConfig, time_s: float) -> np.ndarray:
-    """Offsets [rad] of the gait joints for the optional travelling bend wave (zero when off)."""
-    joints = robot.gait_joints()
-    offsets = np.zeros(len(joints))
-    if config.wave_amplitude_rad == 0.0:
-        return offsets
-    pitch = [i for i, joint in enumerate(joints) if joint.axis_kind == 'pitch']
-    ramp = min(1.0, max(time_s, 0.0))
-    for k, i in enumerate(pitch):
-        phase = 4.0 * math.pi * k / len(pitch) + 2.0 * math.pi * config.wave_frequency_hz * time_s
-        offsets[i] = ramp * config.wave_amplitude_rad * joints[i].axis_sign * math.cos(phase)
-    return offsets
+    """Offsets [rad] of the gait joints for the optional travelling bend wave: the gait node's own
+    (cobra_gaits.tumbling.travelling_wave_rad); zero when off."""
+    signs = np.array([j.axis_sign if j.axis_kind == 'pitch' else 0.0 for j in robot.gait_joints()])
+    return travelling_wave_rad(signs, config.wave_amplitude_rad, config.wave_frequency_hz, time_s)
 
 
 def _machine(robot: RobotModel, config: TumbleRunConfig) -> TumbleMachine:
