@@ -25,7 +25,7 @@ fi
 # wheels' bootstrap puts on LD_LIBRARY_PATH, so every process of the venv (tests included) imports
 # it without sourcing anything. Built only where it is missing: a tf2_msgs that is importable and
 # not ours (a full ROS install sourced) is never shadowed. Rebuilt when its sources change.
-tf2_msgs_hash=$(find src/tf2_msgs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+tf2_msgs_hash=$(find src/tf2_msgs/CMakeLists.txt src/tf2_msgs/package.xml src/tf2_msgs/msg -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 tf2_msgs_stamp="$VIRTUAL_ENV/.tf2_msgs.sha256"
 if { [ -f "$tf2_msgs_stamp" ] && [ "$(cat "$tf2_msgs_stamp")" != "$tf2_msgs_hash" ]; } \
     || { [ ! -f "$tf2_msgs_stamp" ] && ! python -c 'import tf2_msgs.msg' 2>/dev/null; }; then
