@@ -21,7 +21,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'state_publisher = cobra_description.state_publisher_node:main',
+            'state_publisher_node = cobra_description.state_publisher_node:main',
         ],
     },
 )
