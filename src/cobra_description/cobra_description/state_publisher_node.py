@@ -15,6 +15,7 @@ from typing import Any
 
 from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
+from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -22,7 +23,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from cobra_common.frames import frame_prefix_problem
-from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_description.tf_tree import FrameTransform, StampThrottle, TfTree
 
@@ -152,8 +153,17 @@ class StatePublisherNode(Node):
         self._tf_pub.publish(TFMessage(transforms=[transform]))
 
 
+def spin_events(node: Node) -> None:
+    """rclpy's EventsExecutor: 500 Hz joint_states cost a fraction of the default executor's CPU."""
+    executor = EventsExecutor(context=node.context)
+    try:
+        spin_node(node, executor)
+    finally:
+        executor.shutdown()
+
+
 def main(args: list[str] | None = None) -> int:
-    return run_node(StatePublisherNode, args)
+    return run_node(StatePublisherNode, args, spin=spin_events)
 
 
 if __name__ == '__main__':

@@ -133,13 +133,15 @@ class TfTree:
 
 
 class StampThrottle:
-    """At most one pass per key every `period_s` of message time (header stamps, not wall time).
+    """At most one pass per key in each `period_s` slot of message time (header stamps, not wall
+    time): a stamp passes when it falls in a later slot (stamp // period) than the last one passed.
 
     Judging by stamps keeps the output rate the same when a loaded machine delivers messages in
-    bursts, and makes it reproducible from a bag. Stamps are integer nanoseconds, so 500 Hz
-    input gives exactly every 10th message at 50 Hz (float seconds would round some periods
-    short). A stamp older than the last one passed (time jumped back: sim reset, bag looped)
-    passes and restarts the count.
+    bursts, and makes it reproducible from a bag. Fixed slots (not "period since the last pass")
+    keep exactly 1/period_s messages per second when the input's stamps jitter or a sample is
+    lost: 500 Hz joint_states whose stamps come a nanosecond early still give 50 Hz, not 45.
+    Stamps are integer nanoseconds. A stamp older than the last one passed (time jumped back: sim
+    reset, bag looped) passes and restarts the count.
     """
 
     def __init__(self, period_s: float) -> None:
@@ -148,7 +150,8 @@ class StampThrottle:
 
     def due(self, key: str, stamp_ns: int) -> bool:
         last_ns = self._last_ns.get(key)
-        if last_ns is not None and last_ns <= stamp_ns < last_ns + self.period_ns:
+        if (last_ns is not None and self.period_ns > 0 and last_ns <= stamp_ns
+                and stamp_ns // self.period_ns == last_ns // self.period_ns):
             return False
         self._last_ns[key] = stamp_ns
         return True

@@ -171,9 +171,8 @@ def test_cobra_latched_model_and_tf_follow_joint_states_and_odom(start_node, ros
                 and stamp_of(m) < end_ns]
     stamps = sorted({stamp_of(m) for m in joint_tf})
     assert stamps[0] == start_ns and stamps[-1] <= start_ns + count * 2_000_000
-    # thinned by stamps: never two within 0.02 s (a lost sample may widen a gap, never shorten it)
-    assert all(b - a >= 20_000_000 for a, b in zip(stamps, stamps[1:]))
-    assert len(joint_tf) == len(stamps) <= count // 10 + 1
+    # thinned by stamps: one message per 0.02 s slot of stamps at most (lost samples: fewer)
+    assert len({t // 20_000_000 for t in stamps}) == len(stamps) == len(joint_tf) <= count // 10 + 1
     for message in joint_tf:
         i = (stamp_of(message) - start_ns) // 2_000_000
         by_child = {t.child_frame_id: t for t in message.transforms}

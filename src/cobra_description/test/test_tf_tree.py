@@ -101,7 +101,19 @@ def test_stamp_throttle_passes_one_message_per_period_of_message_time() -> None:
     assert passed == [i * 20_000_000 for i in range(11)]
     assert throttle.due('odom', 3_000_000)  # keys are independent
     assert throttle.due('joint_states', 50_000_000)  # time jumped back: passes, count restarts
-    assert not throttle.due('joint_states', 60_000_000)
-    assert throttle.due('joint_states', 70_000_000)
+    assert not throttle.due('joint_states', 59_999_999)
+    assert throttle.due('joint_states', 60_000_000)
     every = StampThrottle(0.0)
     assert all(every.due('k', 1_000_000_000) for _ in range(3))
+
+
+def test_stamp_throttle_keeps_the_rate_when_stamps_jitter_or_samples_are_lost() -> None:
+    rng = np.random.default_rng(5)
+    stamps_ns = [1_000_000_000 + i * 2_000_000 + int(j) for i, j in
+                 enumerate(rng.integers(-500_000, 500_000, 500))]  # 1 s of 500 Hz, +-0.5 ms jitter
+    kept = [t for t, lost in zip(stamps_ns, rng.random(500) < 0.3) if not lost]  # 30 % lost
+    throttle = StampThrottle(0.02)
+    passed = [t for t in kept if throttle.due('joint_states', t)]
+    slots = [t // 20_000_000 for t in kept]
+    assert len(passed) == len(set(slots)) >= 49  # one per 20 ms slot that has a sample: 50 Hz
+    assert len({t // 20_000_000 for t in passed}) == len(passed)
