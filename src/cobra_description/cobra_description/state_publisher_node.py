@@ -60,7 +60,13 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         'publish_odom_transform': (True, describe(
             'publish odom -> base_link on /tf from the odom topic (off when another node does)',
             read_only=True)),
+        'publish_robot_model': (True, describe(
+            'publish robot_description, /tf_static and the joints on /tf (off where '
+            'robot_state_publisher does it, leaving this node the odom transform)', read_only=True)),
     })
+    if not p['publish_odom_transform'] and not p['publish_robot_model']:
+        raise StartupError('publish_odom_transform:=false and publish_robot_model:=false leave the '
+                           'state publisher nothing to do: set one of them to true, or do not start it')
     if TFMessage is None:
         raise StartupError(f'{node.get_name()}: {TF2_MSGS_MISSING}')
     if (problem := frame_prefix_problem(p['frame_prefix'])) is not None:
@@ -94,21 +100,23 @@ class StatePublisherNode(Node):
         self._throttle = StampThrottle(p['publish_period_s'])
         self.add_post_set_parameters_callback(self._apply_parameters)
 
-        self._description_pub = self.create_publisher(String, DESCRIPTION_TOPIC, LATCHED_QOS)
-        self._static_pub = self.create_publisher(TFMessage, TF_STATIC_TOPIC, LATCHED_QOS)
         self._tf_pub = self.create_publisher(TFMessage, TF_TOPIC, TF_QOS)
-        self._description_pub.publish(String(data=model.source.read_text()))
-        stamp = self.get_clock().now().to_msg()
-        self._static_pub.publish(TFMessage(transforms=[
-            transform_message(t, stamp) for t in self._tree.static_transforms()]))
-
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states, qos_profile_sensor_data)
+        if p['publish_robot_model']:
+            self._description_pub = self.create_publisher(String, DESCRIPTION_TOPIC, LATCHED_QOS)
+            self._static_pub = self.create_publisher(TFMessage, TF_STATIC_TOPIC, LATCHED_QOS)
+            self._description_pub.publish(String(data=model.source.read_text()))
+            stamp = self.get_clock().now().to_msg()
+            self._static_pub.publish(TFMessage(transforms=[
+                transform_message(t, stamp) for t in self._tree.static_transforms()]))
+            self.create_subscription(JointState, 'joint_states', self._on_joint_states,
+                                     qos_profile_sensor_data)
         if p['publish_odom_transform']:
             self.create_subscription(Odometry, 'odom', self._on_odom, qos_profile_sensor_data)
         self.get_logger().info(
             f"robot '{model.name}' from {model.source}: {len(self._tree.static_transforms())} static, "
-            f'{len(self._tree.movable_joints)} movable joints; /tf at most every '
-            f"{p['publish_period_s']} s per source")
+            f"{len(self._tree.movable_joints)} movable joints (published: {p['publish_robot_model']}), "
+            f"odom transform: {p['publish_odom_transform']}; /tf at most one per "
+            f"{p['publish_period_s']} s of stamps per source")
 
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         """publish_period_s is safe to change at run time (the range is checked by rclpy)."""

@@ -28,7 +28,7 @@ from cobra_description.tf_tree import quaternion_xyzw_to_matrix
 URDF_DIR = Path(__file__).resolve().parents[3] / 'urdf'
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-STARTED_LINE = 'static,'  # in the node's start-up log line
+STARTED_LINE = 'odom transform:'  # in the node's start-up log line
 SAFETY_TIMEOUT_S = 30.0  # only a failing node ever waits this long
 
 
@@ -232,13 +232,29 @@ def test_tsnake_with_frame_prefix(start_node, ros_node) -> None:  # type: ignore
     assert 'not_a_joint' in node.output()  # said why it was ignored
 
 
+def test_odom_transform_only_where_robot_state_publisher_does_the_model(start_node, ros_node) -> None:  # type: ignore[no-untyped-def]
+    node = start_node('publish_robot_model:=false')
+    wait_started(node)  # its publishers and subscriptions exist from here on
+    probe = Probe(ros_node)
+    odom = Odometry()
+    odom.header.stamp.sec = 5
+    odom.pose.pose.orientation.w = 1.0
+    assert spin_until(ros_node, lambda: (probe.odom.publish(odom),
+                                         bool(probe.tf_with_stamp(5_000_000_000)))[1]), node.output()
+    for topic in ('robot_description', '/tf_static'):
+        assert ros_node.get_publishers_info_by_topic(topic) == []
+    assert ros_node.get_subscriptions_info_by_topic('joint_states') == []
+    assert node.stop() == 0
+
+
 @pytest.mark.parametrize(('parameter', 'expected'), [
     ('urdf_path:=/nonexistent/robot.urdf', 'URDF not found: /nonexistent/robot.urdf'),
     ('frame_prefix:=/bad', "frame_prefix:='/bad' is not a frame prefix"),
     ('publish_period_s:=-1.0', "parameter 'publish_period_s' = -1.0 is out of range"),
+    ('publish_odom_transform:=false publish_robot_model:=false', 'nothing to do'),
 ])
 def test_bad_parameters_exit_2_with_one_clear_message(start_node, parameter: str, expected: str) -> None:  # type: ignore[no-untyped-def]
-    node = start_node(parameter)
+    node = start_node(*parameter.split())
     assert node.process.wait(timeout=SAFETY_TIMEOUT_S) == 2
     output = node.output()
     assert expected in output and 'Traceback' not in output, output
