@@ -1,0 +1,284 @@
+"""Alg. 1 of seed 001 (IntegrateMotionTrajectory): place each shape by the rigid motion g that solves mu = 0.
+
+For every step the next shape gamma_hat^(t+1) (any frame) is moved by g in SE(2) or SE(3) so that
+the geometric momentum mu(gamma^t, g(gamma_hat^(t+1))) vanishes, i.e. the step's dissipation E_t
+is stationary under rigid motions (see dissipation.py for the derivation).
+
+* SE(2): Newton on (theta, x, y) with the analytic gradient and Hessian of E_t.
+* SE(3): Newton on mu with a central finite-difference Jacobian over a left perturbation
+  (rotation vector about the world origin, then translation).
+
+Both solves are batched over steps. `mode='batched'` uses the equivariance of mu
+(mu(h a, h b) = 0 iff mu(a, b) = 0 for rigid h): every step is solved between the *unplaced*
+shapes gamma_hat^t, gamma_hat^(t+1) at once and the motions are composed afterwards
+(g_(t+1) = g_t g~_(t+1)); `mode='sequential'` is Alg. 1 verbatim, one solve per step against the
+already-placed gamma^t. They agree to solver tolerance (tested); 'batched' is the fast one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cobra_gaits.predictor.curve import (PredictorError, as_shape_sequence, as_weights, center_of_mass,
+                                         vertex_tangents)
+from cobra_gaits.predictor.dissipation import check_anisotropy, geometric_momentum, step_energies
+
+MAX_NEWTON_ITERATIONS = 30
+STEP_TOLERANCE = 1e-11  # rad and body-scale-relative metres: stop when the Newton step is this small
+MAX_ROTATION_STEP_RAD = 0.5  # clip a Newton rotation step (far-from-solution safety)
+KABSCH_IDENTITY_BIAS = 0.05  # relative pull of the SE(3) initial guess toward no rotation
+
+
+@dataclass(frozen=True)
+class PredictedMotion:
+    """Positioned shapes of Alg. 1 and the rigid motions that placed them (gamma^t = g_t(gamma_hat^t))."""
+
+    shapes_m: np.ndarray  # (T + 1, N, d)
+    rotations: np.ndarray  # (T + 1, d, d), g_t rotation
+    translations_m: np.ndarray  # (T + 1, d), g_t translation
+    step_energies: np.ndarray  # (T,), E_t of Eq. (4) per step (units of w * m^2)
+    weights: np.ndarray  # (T + 1, N)
+    newton_iterations: int  # most Newton iterations any step needed
+
+    @property
+    def com_m(self) -> np.ndarray:
+        """Weighted centre of mass of every placed shape (T + 1, d)."""
+        return center_of_mass(self.shapes_m, self.weights)
+
+    @property
+    def head_m(self) -> np.ndarray:
+        """Track of vertex 0 (the head) (T + 1, d)."""
+        return self.shapes_m[:, 0, :]
+
+    @property
+    def energy(self) -> float:
+        """Total dissipation E of Eq. (4) over the sequence."""
+        return float(self.step_energies.sum())
+
+    @property
+    def com_displacement_m(self) -> float:
+        """|Delta_CoM|: magnitude of the net translation of the centre of mass (seed 001 §III-A)."""
+        com = self.com_m
+        return float(np.linalg.norm(com[-1] - com[0]))
+
+    @property
+    def net_rotation_rad(self) -> float:
+        """Planar net rotation of the body frame over the sequence (z-rotation in 3-D)."""
+        rotation = self.rotations[-1]
+        return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+
+
+# ---------------------------------------------------------------- SE(2): analytic Newton
+
+
+def _rotate2(points: np.ndarray, cos_t: np.ndarray, sin_t: np.ndarray) -> np.ndarray:
+    """Rotate (B, N, 2) points by per-batch angles given as cos/sin (B,)."""
+    x = points[..., 0]
+    y = points[..., 1]
+    c = cos_t[:, None]
+    s = sin_t[:, None]
+    return np.stack((c * x - s * y, s * x + c * y), axis=-1)
+
+
+def _kabsch2(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted best rigid fit (angle (B,), translation (B, 2)) of `following` onto `previous`."""
+    total = weights.sum(axis=1)[:, None]
+    centre_prev = np.einsum('bk,bkd->bd', weights, previous) / total
+    centre_next = np.einsum('bk,bkd->bd', weights, following) / total
+    a = previous - centre_prev[:, None, :]
+    b = following - centre_next[:, None, :]
+    cross = np.einsum('bk,bk->b', weights, b[..., 0] * a[..., 1] - b[..., 1] * a[..., 0])
+    dot = np.einsum('bk,bkd->b', weights, b * a)
+    theta = np.arctan2(cross, dot)
+    c, s = np.cos(theta), np.sin(theta)
+    rotated = np.stack((c * centre_next[:, 0] - s * centre_next[:, 1], s * centre_next[:, 0] + c * centre_next[:, 1]), axis=-1)
+    return theta, centre_prev - rotated
+
+
+def solve_steps_se2(previous_m: np.ndarray, previous_weights: np.ndarray, next_hat_m: np.ndarray,
+                    next_weights: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """Angles (B,) and translations (B, 2) placing next_hat so that mu(previous, g(next_hat)) = 0.
+
+    previous/next_hat: (B, N, 2); weights (B, N). Returns also the Newton iterations used.
+    """
+    eps = check_anisotropy(epsilon)
+    half_aniso = 0.5 * (eps - 1.0)
+    tangents_prev = vertex_tangents(previous_m)
+    tangents_hat = vertex_tangents(next_hat_m)
+    wa = previous_weights
+    wb = next_weights
+    wm = 0.5 * (wa + wb)
+    ca = half_aniso * wa
+    cb = half_aniso * wb
+    theta, shift = _kabsch2(previous_m, next_hat_m, wm)
+    scale = 1.0 + float(np.max(np.abs(previous_m)))
+    t_x, t_y = tangents_prev[..., 0], tangents_prev[..., 1]
+    for iteration in range(1, MAX_NEWTON_ITERATIONS + 1):
+        cos_t, sin_t = np.cos(theta), np.sin(theta)
+        q = _rotate2(next_hat_m, cos_t, sin_t)
+        tau = _rotate2(tangents_hat, cos_t, sin_t)
+        qx, qy = q[..., 0], q[..., 1]
+        ux, uy = tau[..., 0], tau[..., 1]
+        dx = qx + shift[:, 0:1] - previous_m[..., 0]
+        dy = qy + shift[:, 1:2] - previous_m[..., 1]
+        t_d = t_x * dx + t_y * dy  # T . Delta
+        u_d = ux * dx + uy * dy  # tau . Delta
+        t_jq = -t_x * qy + t_y * qx  # T . Jq
+        u_jq = -ux * qy + uy * qx  # tau . Jq
+        ju_d = -uy * dx + ux * dy  # J tau . Delta
+        t_q = t_x * qx + t_y * qy
+        u_q = ux * qx + uy * qy
+        d_jq = -dx * qy + dy * qx
+        rot_u = ju_d + u_jq
+        grad_x = (wm * dx + ca * t_x * t_d + cb * ux * u_d).sum(axis=1)
+        grad_y = (wm * dy + ca * t_y * t_d + cb * uy * u_d).sum(axis=1)
+        grad_t = (wm * d_jq + ca * t_d * t_jq + cb * u_d * rot_u).sum(axis=1)
+        h_xx = (wm + ca * t_x * t_x + cb * ux * ux).sum(axis=1)
+        h_xy = (ca * t_x * t_y + cb * ux * uy).sum(axis=1)
+        h_yy = (wm + ca * t_y * t_y + cb * uy * uy).sum(axis=1)
+        h_xt = (-wm * qy + ca * t_x * t_jq + cb * (-uy * u_d + ux * rot_u)).sum(axis=1)
+        h_yt = (wm * qx + ca * t_y * t_jq + cb * (ux * u_d + uy * rot_u)).sum(axis=1)
+        h_tt = (wm * (qx * qx + qy * qy - dx * qx - dy * qy)
+                + ca * (t_jq * t_jq - t_d * t_q) + cb * (rot_u * rot_u + u_d * (u_q - u_d))).sum(axis=1)
+        hessian = np.stack((np.stack((h_tt, h_xt, h_yt), -1), np.stack((h_xt, h_xx, h_xy), -1),
+                            np.stack((h_yt, h_xy, h_yy), -1)), axis=-2)
+        gradient = np.stack((grad_t, grad_x, grad_y), axis=-1)
+        step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        step[:, 0] = np.clip(step[:, 0], -MAX_ROTATION_STEP_RAD, MAX_ROTATION_STEP_RAD)
+        theta = theta + step[:, 0]
+        shift = shift + step[:, 1:]
+        if np.max(np.abs(step[:, 0])) < STEP_TOLERANCE and np.max(np.abs(step[:, 1:])) < STEP_TOLERANCE * scale:
+            return theta, shift, iteration
+    if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(shift))):
+        raise PredictorError('SE(2) step solve diverged (NaN): check that shapes are not degenerate and weights > 0')
+    raise PredictorError(f'SE(2) step solve did not converge in {MAX_NEWTON_ITERATIONS} Newton iterations: '
+                         'consecutive shapes differ too much; sample the gait with more shapes per cycle')
+
+
+# ---------------------------------------------------------------- SE(3): Newton, FD Jacobian
+
+
+def rotation_from_vector(rotation_vector: np.ndarray) -> np.ndarray:
+    """Rodrigues: rotation matrices (..., 3, 3) from rotation vectors (..., 3)."""
+    omega = np.asarray(rotation_vector, dtype=float)
+    angle = np.linalg.norm(omega, axis=-1)[..., None, None]
+    zero = np.zeros(omega.shape[:-1])
+    skew = np.stack((np.stack((zero, -omega[..., 2], omega[..., 1]), -1),
+                     np.stack((omega[..., 2], zero, -omega[..., 0]), -1),
+                     np.stack((-omega[..., 1], omega[..., 0], zero), -1)), axis=-2)
+    small = angle < 1e-8
+    safe = np.where(small, 1.0, angle)
+    sin_term = np.where(small, 1.0 - angle**2 / 6.0, np.sin(safe) / safe)
+    cos_term = np.where(small, 0.5 - angle**2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
+    return np.eye(3) + sin_term * skew + cos_term * (skew @ skew)
+
+
+def _kabsch3(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted best rigid fit (rotation (B, 3, 3), translation (B, 3)) of `following` onto `previous`."""
+    total = weights.sum(axis=1)[:, None]
+    centre_prev = np.einsum('bk,bkd->bd', weights, previous) / total
+    centre_next = np.einsum('bk,bkd->bd', weights, following) / total
+    spread_prev = previous - centre_prev[:, None]
+    spread_next = following - centre_next[:, None]
+    covariance = np.einsum('bk,bki,bkj->bij', weights, spread_prev, spread_next)
+    size = np.sqrt(np.einsum('bk,bki,bki->b', weights, spread_prev, spread_prev)
+                   * np.einsum('bk,bki,bki->b', weights, spread_next, spread_next))
+    # A bias toward no rotation breaks the tie of coplanar (or straight) bodies, whose mirror image
+    # fits as well: without it the guess may flip the body over and Newton finds that other root.
+    covariance = covariance + KABSCH_IDENTITY_BIAS * size[:, None, None] * np.eye(3)
+    u, _, vt = np.linalg.svd(covariance)
+    sign = np.sign(np.linalg.det(u @ vt))
+    sign = np.where(sign == 0.0, 1.0, sign)
+    correction = np.broadcast_to(np.eye(3), covariance.shape).copy()
+    correction[:, 2, 2] = sign
+    rotation = u @ correction @ vt
+    return rotation, centre_prev - np.einsum('bij,bj->bi', rotation, centre_next)
+
+
+FD_STEP = 1e-6  # central-difference probe of the SE(3) Jacobian [rad, m]
+
+
+def solve_steps_se3(previous_m: np.ndarray, previous_weights: np.ndarray, next_hat_m: np.ndarray,
+                    next_weights: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """Rotations (B, 3, 3) and translations (B, 3) placing next_hat so that mu(previous, g(next_hat)) = 0."""
+    check_anisotropy(epsilon)
+    batch = previous_m.shape[0]
+    rotation, shift = _kabsch3(previous_m, next_hat_m, 0.5 * (previous_weights + next_weights))
+    scale = 1.0 + float(np.max(np.abs(previous_m)))
+    perturb = np.concatenate((np.eye(6), -np.eye(6))) * FD_STEP  # 12 central-difference probes
+    probe_rot = rotation_from_vector(perturb[:, :3])  # (12, 3, 3)
+    prev_probe = np.broadcast_to(previous_m[:, None], (batch, 13) + previous_m.shape[1:])
+    wa_probe = np.broadcast_to(previous_weights[:, None], (batch, 13, previous_weights.shape[1]))
+    wb_probe = np.broadcast_to(next_weights[:, None], (batch, 13, next_weights.shape[1]))
+    for iteration in range(1, MAX_NEWTON_ITERATIONS + 1):
+        placed = np.einsum('bij,bkj->bki', rotation, next_hat_m) + shift[:, None, :]
+        probes = np.einsum('pij,bkj->bpki', probe_rot, placed) + perturb[None, :, None, 3:]
+        candidates = np.concatenate((placed[:, None], probes), axis=1)  # (B, 13, N, 3)
+        momenta = geometric_momentum(prev_probe, candidates, wa_probe, wb_probe, epsilon)  # (B, 13, 6)
+        residual = momenta[:, 0]
+        jacobian = (momenta[:, 1:7] - momenta[:, 7:13]).transpose(0, 2, 1) / (2.0 * FD_STEP)
+        step = -np.linalg.solve(jacobian, residual[..., None])[..., 0]
+        angle = np.linalg.norm(step[:, :3], axis=1, keepdims=True)
+        step[:, :3] *= np.minimum(1.0, MAX_ROTATION_STEP_RAD / np.maximum(angle, 1e-300))
+        delta_rotation = rotation_from_vector(step[:, :3])
+        rotation = delta_rotation @ rotation
+        shift = np.einsum('bij,bj->bi', delta_rotation, shift) + step[:, 3:]
+        if np.max(np.abs(step[:, :3])) < 1e3 * STEP_TOLERANCE and np.max(np.abs(step[:, 3:])) < 1e3 * STEP_TOLERANCE * scale:
+            return rotation, shift, iteration
+    raise PredictorError(f'SE(3) step solve did not converge in {MAX_NEWTON_ITERATIONS} Newton iterations: '
+                         'consecutive shapes differ too much; sample the gait with more shapes per cycle')
+
+
+# ---------------------------------------------------------------- Alg. 1
+
+
+def _planar_rotations(theta: np.ndarray) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.stack((np.stack((c, -s), -1), np.stack((s, c), -1)), axis=-2)
+
+
+def integrate_motion(shapes_m: np.ndarray, epsilon: float, weights: np.ndarray | None = None,
+                     mode: str = 'batched') -> PredictedMotion:
+    """Alg. 1: place a shape sequence (T + 1, N, 2|3) by the dissipation-stationary rigid motions.
+
+    gamma^0 = gamma_hat^0; weights None (uniform, sum 1), (N,) or per shape (T + 1, N).
+    """
+    shapes = as_shape_sequence(shapes_m)
+    n_shapes, n_vertices, dim = shapes.shape
+    weight_table = np.ascontiguousarray(as_weights(weights, n_shapes, n_vertices))
+    check_anisotropy(epsilon)
+    solve = solve_steps_se2 if dim == 2 else solve_steps_se3
+    if mode == 'batched':
+        relative_a, relative_b, iterations = solve(shapes[:-1], weight_table[:-1], shapes[1:], weight_table[1:], epsilon)
+        if dim == 2:
+            heading = np.concatenate(([0.0], np.cumsum(relative_a)))
+            rotations = _planar_rotations(heading)
+            steps = np.einsum('tij,tj->ti', rotations[:-1], relative_b)
+        else:
+            rotations = np.empty((n_shapes, 3, 3))
+            rotations[0] = np.eye(3)
+            for index in range(1, n_shapes):
+                rotations[index] = rotations[index - 1] @ relative_a[index - 1]
+            steps = np.einsum('tij,tj->ti', rotations[:-1], relative_b)
+        translations = np.concatenate((np.zeros((1, dim)), np.cumsum(steps, axis=0)))
+    elif mode == 'sequential':
+        rotations = np.empty((n_shapes, dim, dim))
+        translations = np.empty((n_shapes, dim))
+        rotations[0] = np.eye(dim)
+        translations[0] = 0.0
+        placed_prev = shapes[0]
+        iterations = 0
+        for index in range(1, n_shapes):
+            rot, shift, used = solve(placed_prev[None], weight_table[index - 1][None], shapes[index][None],
+                                     weight_table[index][None], epsilon)
+            rotations[index] = _planar_rotations(rot)[0] if dim == 2 else rot[0]
+            translations[index] = shift[0]
+            placed_prev = shapes[index] @ rotations[index].T + translations[index]
+            iterations = max(iterations, used)
+    else:
+        raise PredictorError(f"mode must be 'batched' or 'sequential', got '{mode}'")
+    placed = np.einsum('tij,tkj->tki', rotations, shapes) + translations[:, None, :]
+    energies = step_energies(placed, weight_table, epsilon)
+    return PredictedMotion(placed, rotations, translations, energies, weight_table, int(iterations))
