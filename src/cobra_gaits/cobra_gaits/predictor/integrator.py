@@ -73,15 +73,6 @@ class PredictedMotion:
 # ---------------------------------------------------------------- SE(2): analytic Newton
 
 
-def _rotate2(points: np.ndarray, cos_t: np.ndarray, sin_t: np.ndarray) -> np.ndarray:
-    """Rotate (B, N, 2) points by per-batch angles given as cos/sin (B,)."""
-    x = points[..., 0]
-    y = points[..., 1]
-    c = cos_t[:, None]
-    s = sin_t[:, None]
-    return np.stack((c * x - s * y, s * x + c * y), axis=-1)
-
-
 def _kabsch2(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted best rigid fit (angle (B,), translation (B, 2)) of `following` onto `previous`."""
     total = weights.sum(axis=1)[:, None]
@@ -95,6 +86,20 @@ def _kabsch2(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -
     c, s = np.cos(theta), np.sin(theta)
     rotated = np.stack((c * centre_next[:, 0] - s * centre_next[:, 1], s * centre_next[:, 0] + c * centre_next[:, 1]), axis=-1)
     return theta, centre_prev - rotated
+
+
+def _solve_symmetric3(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, f: np.ndarray,
+                      r0: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x = H^-1 r for batched symmetric H = [[a, b, c], [b, d, e], [c, e, f]] by cofactors (no stacking)."""
+    co_a = d * f - e * e
+    co_b = c * e - b * f
+    co_c = b * e - c * d
+    det = a * co_a + b * co_b + c * co_c
+    co_d = a * f - c * c
+    co_e = b * c - a * e
+    co_f = a * d - b * b
+    return ((co_a * r0 + co_b * r1 + co_c * r2) / det, (co_b * r0 + co_d * r1 + co_e * r2) / det,
+            (co_c * r0 + co_e * r1 + co_f * r2) / det)
 
 
 def solve_steps_se2(previous_m: np.ndarray, previous_weights: np.ndarray, next_hat_m: np.ndarray,
@@ -115,42 +120,51 @@ def solve_steps_se2(previous_m: np.ndarray, previous_weights: np.ndarray, next_h
     theta, shift = _kabsch2(previous_m, next_hat_m, wm)
     scale = 1.0 + float(np.max(np.abs(previous_m)))
     t_x, t_y = tangents_prev[..., 0], tangents_prev[..., 1]
+    ca_tx_tx = ca * t_x * t_x  # constant parts of the Hessian (previous shape is fixed)
+    ca_tx_ty = ca * t_x * t_y
+    ca_ty_ty = ca * t_y * t_y
+    hat_x, hat_y = next_hat_m[..., 0], next_hat_m[..., 1]
+    hat_tx, hat_ty = tangents_hat[..., 0], tangents_hat[..., 1]
+    prev_x, prev_y = previous_m[..., 0], previous_m[..., 1]
+    shift_x, shift_y = shift[:, 0].copy(), shift[:, 1].copy()
     for iteration in range(1, MAX_NEWTON_ITERATIONS + 1):
-        cos_t, sin_t = np.cos(theta), np.sin(theta)
-        q = _rotate2(next_hat_m, cos_t, sin_t)
-        tau = _rotate2(tangents_hat, cos_t, sin_t)
-        qx, qy = q[..., 0], q[..., 1]
-        ux, uy = tau[..., 0], tau[..., 1]
-        dx = qx + shift[:, 0:1] - previous_m[..., 0]
-        dy = qy + shift[:, 1:2] - previous_m[..., 1]
+        c = np.cos(theta)[:, None]
+        s = np.sin(theta)[:, None]
+        qx = c * hat_x - s * hat_y  # q = R(theta) next_hat
+        qy = s * hat_x + c * hat_y
+        ux = c * hat_tx - s * hat_ty  # tau = R(theta) T_hat
+        uy = s * hat_tx + c * hat_ty
+        dx = qx + shift_x[:, None] - prev_x  # Delta = q + v - previous
+        dy = qy + shift_y[:, None] - prev_y
         t_d = t_x * dx + t_y * dy  # T . Delta
         u_d = ux * dx + uy * dy  # tau . Delta
-        t_jq = -t_x * qy + t_y * qx  # T . Jq
-        u_jq = -ux * qy + uy * qx  # tau . Jq
-        ju_d = -uy * dx + ux * dy  # J tau . Delta
-        t_q = t_x * qx + t_y * qy
-        u_q = ux * qx + uy * qy
-        d_jq = -dx * qy + dy * qx
-        rot_u = ju_d + u_jq
-        grad_x = (wm * dx + ca * t_x * t_d + cb * ux * u_d).sum(axis=1)
-        grad_y = (wm * dy + ca * t_y * t_d + cb * uy * u_d).sum(axis=1)
-        grad_t = (wm * d_jq + ca * t_d * t_jq + cb * u_d * rot_u).sum(axis=1)
-        h_xx = (wm + ca * t_x * t_x + cb * ux * ux).sum(axis=1)
-        h_xy = (ca * t_x * t_y + cb * ux * uy).sum(axis=1)
-        h_yy = (wm + ca * t_y * t_y + cb * uy * uy).sum(axis=1)
-        h_xt = (-wm * qy + ca * t_x * t_jq + cb * (-uy * u_d + ux * rot_u)).sum(axis=1)
-        h_yt = (wm * qx + ca * t_y * t_jq + cb * (ux * u_d + uy * rot_u)).sum(axis=1)
-        h_tt = (wm * (qx * qx + qy * qy - dx * qx - dy * qy)
-                + ca * (t_jq * t_jq - t_d * t_q) + cb * (rot_u * rot_u + u_d * (u_q - u_d))).sum(axis=1)
-        hessian = np.stack((np.stack((h_tt, h_xt, h_yt), -1), np.stack((h_xt, h_xx, h_xy), -1),
-                            np.stack((h_yt, h_xy, h_yy), -1)), axis=-2)
-        gradient = np.stack((grad_t, grad_x, grad_y), axis=-1)
-        step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]
-        step[:, 0] = np.clip(step[:, 0], -MAX_ROTATION_STEP_RAD, MAX_ROTATION_STEP_RAD)
-        theta = theta + step[:, 0]
-        shift = shift + step[:, 1:]
-        if np.max(np.abs(step[:, 0])) < STEP_TOLERANCE and np.max(np.abs(step[:, 1:])) < STEP_TOLERANCE * scale:
-            return theta, shift, iteration
+        t_jq = t_y * qx - t_x * qy  # T . Jq
+        rot_u = ux * (dy - qy) + uy * (qx - dx)  # J tau . Delta + tau . Jq
+        ca_td = ca * t_d
+        cb_ud = cb * u_d
+        grad_x = (wm * dx + ca_td * t_x + cb_ud * ux).sum(axis=1)
+        grad_y = (wm * dy + ca_td * t_y + cb_ud * uy).sum(axis=1)
+        grad_t = (wm * (dy * qx - dx * qy) + ca_td * t_jq + cb_ud * rot_u).sum(axis=1)
+        cb_ux = cb * ux
+        cb_uy = cb * uy
+        h_xx = (wm + ca_tx_tx + cb_ux * ux).sum(axis=1)
+        h_xy = (ca_tx_ty + cb_ux * uy).sum(axis=1)
+        h_yy = (wm + ca_ty_ty + cb_uy * uy).sum(axis=1)
+        ca_tjq = ca * t_jq
+        cb_rot = cb * rot_u
+        h_xt = (-wm * qy + ca_tjq * t_x - cb_uy * u_d + cb_rot * ux).sum(axis=1)
+        h_yt = (wm * qx + ca_tjq * t_y + cb_ux * u_d + cb_rot * uy).sum(axis=1)
+        h_tt = (wm * (qx * (qx - dx) + qy * (qy - dy)) + ca_tjq * t_jq - ca_td * (t_x * qx + t_y * qy)
+                + cb_rot * rot_u + cb_ud * (ux * qx + uy * qy - u_d)).sum(axis=1)
+        step_t, step_x, step_y = _solve_symmetric3(h_tt, h_xt, h_yt, h_xx, h_xy, h_yy, grad_t, grad_x, grad_y)
+        step_t = np.clip(step_t, -MAX_ROTATION_STEP_RAD, MAX_ROTATION_STEP_RAD)
+        theta = theta - step_t
+        shift_x -= step_x
+        shift_y -= step_y
+        if (np.max(np.abs(step_t)) < STEP_TOLERANCE
+                and max(np.max(np.abs(step_x)), np.max(np.abs(step_y))) < STEP_TOLERANCE * scale):
+            return theta, np.stack((shift_x, shift_y), axis=-1), iteration
+    shift = np.stack((shift_x, shift_y), axis=-1)
     if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(shift))):
         raise PredictorError('SE(2) step solve diverged (NaN): check that shapes are not degenerate and weights > 0')
     raise PredictorError(f'SE(2) step solve did not converge in {MAX_NEWTON_ITERATIONS} Newton iterations: '
