@@ -282,18 +282,22 @@ thermo 0
         theta = math.radians(slope_deg)
         self.command(f'fix grav all gravity {GRAVITY_M_S2} vector {math.sin(theta):.12g} 0 {-math.cos(theta):.12g}')
 
-    def add_wheel_body(self, info_path: Path, centre_m: np.ndarray) -> None:
-        """fix rigid for the wheel: scenario mass/inertia, initial spin for prescribed motion."""
+    def add_wheel_body(self, info_path: Path, centre_m: np.ndarray, velocity_m_s: np.ndarray,
+                       spin_rad_s: float, spin_free: bool) -> None:
+        """fix rigid over clumps + wheel: scenario mass/inertia for the wheel, its COM velocity and
+        spin from the infile; y force and x/z torques off (planar), y torque off too unless free."""
         body = self.scenario.body
-        spin = body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0
         if self.rank == 0:
             ixx = body.inertia_xx_kg_m2
-            info_path.write_text(
+            tmp = info_path.with_suffix('.tmp')
+            tmp.write_text(
                 '# wheel: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly lz ixcm iycm izcm\n1\n'
                 f'{self.wheel_body_id} {body.mass_kg:.12g} {centre_m[0]:.12g} {centre_m[1]:.12g} {centre_m[2]:.12g} '
-                f'{ixx:.12g} {body.inertia_yy_kg_m2:.12g} {ixx:.12g} 0 0 0 0 0 0 '
-                f'0 {body.inertia_yy_kg_m2 * spin:.12g} 0 0 0 0\n')
-        torque_y = 'off' if body.motion == 'prescribed' else 'on'
+                f'{ixx:.12g} {body.inertia_yy_kg_m2:.12g} {ixx:.12g} 0 0 0 '
+                f'{velocity_m_s[0]:.12g} 0 {velocity_m_s[2]:.12g} '
+                f'0 {body.inertia_yy_kg_m2 * spin_rad_s:.12g} 0 0 0 0\n')
+            os.replace(tmp, info_path)
+        torque_y = 'on' if spin_free else 'off'
         wheel_body = int(self.wheel_body_id)
         self.command(f'group movers union grains wheel\n'
                      f'fix bodies movers rigid molecule force {wheel_body} on off on '
@@ -333,6 +337,7 @@ thermo 0
         x = self._gather_unwrapped(self.wheel_ids)
         v = self._gather('v', self.wheel_ids, 1, 3)
         f = self._gather('f', self.wheel_ids, 1, 3)
+        sphere_torque = self._gather('torque', self.wheel_ids, 1, 3)   # tangential/rolling, per sphere
         com = x.mean(axis=0)                     # equal sphere masses
         d = x - com
         rotation = kabsch(self.wheel_offsets_m - self.wheel_offsets_m.mean(axis=0), d)
@@ -340,7 +345,7 @@ thermo 0
         omega = angular_velocity(d, v - vcm)
         gravity = GRAVITY_M_S2 * np.array(self.scenario.gravity_vector) * self.scenario.body.mass_kg
         force = f.sum(axis=0) - gravity
-        torque = np.cross(d, f).sum(axis=0)
+        torque = np.cross(d, f).sum(axis=0) + sphere_torque.sum(axis=0)
         return {'position_m': com, 'quaternion_wxyz': quaternion_from_matrix(rotation),
                 'velocity_m_s': vcm, 'angular_velocity_rad_s': omega, 'contact_force_n': force,
                 'contact_torque_nm': torque}
@@ -473,16 +478,25 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
     z_centre = float(clearance.max()) + WHEEL_DROP_GAP_M if np.any(near) else surface_m + body.radius_m
     centre = np.array([x_centre, y_centre, z_centre])
     run = LammpsRun(sc)
-    out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        run.build(bed, out_dir / f'input_{os.getppid()}.data', wheel_centre_m=centre)
-        run.add_wheel_body(out_dir / 'wheel_body.txt', centre)
-        run.set_gravity_deg(sc.slope_deg)
+        run.build(bed, cache_dir / f'run_{os.getppid()}.data', wheel_centre_m=centre)
         if run.rank == 0:
             log(sc.time_step_report())
-            log(f'bed surface {surface_m * 1e3:.1f} mm, wheel dropped from {(z_centre - body.radius_m - surface_m) * 1e3:.2f} mm '
-                f'above it; {int(bed.grain_mask.sum())} grain spheres, {len(run.wheel_ids)} wheel spheres, '
-                f'{run.ranks} rank(s)')
+            log(f'bed surface {surface_m * 1e3:.1f} mm; {int(bed.grain_mask.sum())} grain spheres, '
+                f'{len(run.wheel_ids)} wheel spheres, {run.ranks} rank(s); wheel settles '
+                f'{body.settle_time_s} s on the level bed before the slope')
+        # 1) the wheel settles without spin under bed-normal gravity; 2) slope + motion from t = 0
+        run.add_wheel_body(cache_dir / f'wheel_{os.getppid()}.txt', centre, velocity_m_s=np.zeros(3), spin_rad_s=0.0,
+                           spin_free=False)
+        run.first_run()
+        run.run_steps(max(1, round(body.settle_time_s / sc.dt_s)))
+        settled_state = run.wheel_state()
+        run.command('unfix bodies')
+        run.add_wheel_body(cache_dir / f'wheel_{os.getppid()}.txt', settled_state['position_m'],
+                           velocity_m_s=settled_state['velocity_m_s'],
+                           spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
+                           spin_free=body.motion == 'free')
+        run.set_gravity_deg(sc.slope_deg)
         run.first_run()
         trace = BodyTrace()
         snapshot_times: list[float] = []
@@ -517,5 +531,6 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
     finally:
         run.close()
         if run.rank == 0:
-            (out_dir / f'input_{os.getppid()}.data').unlink(missing_ok=True)
+            (cache_dir / f'run_{os.getppid()}.data').unlink(missing_ok=True)
+            (cache_dir / f'wheel_{os.getppid()}.txt').unlink(missing_ok=True)
     return summary

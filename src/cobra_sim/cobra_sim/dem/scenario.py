@@ -8,7 +8,7 @@ would hold ~1e9 grains. DEM practice (and the thesis's DEM-Engine runs) upscales
 keeping it well below the body: we use three-sphere clumps of sphere radius a = 3 mm, centres on
 an equilateral triangle of side a (so the spheres overlap), which makes a clump 2a(1 + 1/sqrt 3)
 = 9.5 mm across. The wheel is then ~42 clump sizes across and ~13 clumps wide, the usual >= 20-40
-body/grain ratio, while a 0.6 m x 0.16 m x 16 mm bed is ~3k clumps: feasible on one CPU core.
+body/grain ratio, while a 0.5 m x 0.16 m x 16 mm bed is ~3k clumps: feasible on one CPU core.
 
 Material mapping (thesis §21 -> LAMMPS `pair_style granular`; DEM-Engine takes E, nu, CoR, mu,
 Crr per material directly):
@@ -76,7 +76,7 @@ class BedSpec:
     sphere_radius_m: float = 0.003
     clump_spacing_of_radius: float = 1.0      # centre distance of the 3 spheres / sphere radius
     density_kg_m3: float = 2600.0
-    length_m: float = 0.6                     # x (downslope), periodic
+    length_m: float = 0.5                     # x (downslope), periodic
     width_m: float = 0.16                     # y, periodic
     depth_m: float = 0.016                    # target settled depth above the rough base
     fill_packing: float = 0.58                # expected settled packing (sizes the HCP fill)
@@ -102,6 +102,7 @@ class BodySpec:
     motion: str = 'prescribed'                # prescribed: omega fixed, translation free; free
     angular_speed_rad_s: float = math.pi / 4.0
     start_x_m: float = 0.15
+    settle_time_s: float = 0.1                # on the level bed, no spin, before slope and motion
     sphere_radius_m: float = 0.02             # rim spheres of the LAMMPS wheel
     sphere_spacing_m: float = 0.015
 
