@@ -253,6 +253,11 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml'),
                               frame_prefix, arguments={'frame_prefix': 'frame_prefix'}))
+    # robot_description, /tf_static and /tf (joints and odom -> base_link) for RViz, Foxglove and bags
+    nodes.append(NodeSpec('cobra_description', 'state_publisher_node', 'state_publisher',
+                          files('state_publisher.yaml'),
+                          {'use_sim_time': use_sim, **frame_prefix, **urdf},
+                          arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
     if record:
         bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
         if bag_path.exists():

@@ -17,9 +17,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from cobra_description.robot_model import Joint
+if TYPE_CHECKING:  # annotations only: cobra_description's nodes depend on cobra_common, not back
+    from cobra_description.robot_model import Joint
 
 
 @dataclass(frozen=True)
