@@ -106,7 +106,8 @@ def compare_with_sim() -> None:
             travel = predicted[-1] - predicted[0]
             error = np.degrees(np.arctan2(sim_travel[0] * travel[1] - sim_travel[1] * travel[0], sim_travel @ travel))
             print(f'{gait:<7}{label:<10}{np.linalg.norm(sim_travel) / SIM_CYCLES:>12.3f}'
-                  f'{np.linalg.norm(travel) / SIM_CYCLES:>13.3f}{np.linalg.norm(travel) / np.linalg.norm(sim_travel):>7.2f}'
+                  f'{np.linalg.norm(travel) / SIM_CYCLES:>13.3f}'
+                  f'{np.linalg.norm(travel) / np.linalg.norm(sim_travel):>7.2f}'
                   f'{error:>16.1f}')
 
 

@@ -66,7 +66,8 @@ def calibrate_epsilon(shapes_m: np.ndarray, recorded_track_m: np.ndarray, weight
     if align not in ALIGNMENTS:
         raise PredictorError(f"align must be one of {ALIGNMENTS}, got '{align}'")
     if recorded.shape != (shapes.shape[0], shapes.shape[2]):
-        raise PredictorError(f'recorded track must have one point per shape, shape ({shapes.shape[0]}, {shapes.shape[2]}), '
+        raise PredictorError(f'recorded track must have one point per shape, shape '
+                             f'({shapes.shape[0]}, {shapes.shape[2]}), '
                              f'got {recorded.shape}: resample the recording at the shape instants')
     if not np.all(np.isfinite(recorded)):
         raise PredictorError('recorded track contains NaN or inf')

@@ -20,7 +20,8 @@ def as_shape_sequence(shapes_m: np.ndarray) -> np.ndarray:
     if shapes.ndim != 3 or shapes.shape[2] not in (2, 3):
         raise PredictorError(f'shapes must be an array (T+1, N, 2 or 3) of vertex positions, got shape {shapes.shape}')
     if shapes.shape[0] < 2 or shapes.shape[1] < 2:
-        raise PredictorError(f'need at least 2 shapes of at least 2 vertices, got {shapes.shape[0]} x {shapes.shape[1]}')
+        raise PredictorError('need at least 2 shapes of at least 2 vertices, '
+                             f'got {shapes.shape[0]} x {shapes.shape[1]}')
     if not np.all(np.isfinite(shapes)):
         raise PredictorError('shapes contain NaN or inf: give finite vertex positions')
     return shapes
@@ -55,7 +56,8 @@ def as_weights(weights: np.ndarray | None, n_shapes: int, n_vertices: int) -> np
     if array.shape == (n_vertices,):
         array = np.broadcast_to(array, (n_shapes, n_vertices))
     if array.shape != (n_shapes, n_vertices):
-        raise PredictorError(f'weights must have shape ({n_vertices},) or ({n_shapes}, {n_vertices}), got {array.shape}')
+        raise PredictorError(f'weights must have shape ({n_vertices},) or ({n_shapes}, {n_vertices}), '
+                             f'got {array.shape}')
     if not np.all(np.isfinite(array)) or np.any(array < 0.0):
         raise PredictorError('weights must be finite and >= 0 (a lifted vertex has weight 0)')
     if np.any(array.sum(axis=1) <= 0.0):
