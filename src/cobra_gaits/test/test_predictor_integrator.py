@@ -177,3 +177,18 @@ def test_bad_input_is_refused_with_a_message_naming_it(bad: dict, message: str) 
     arguments.update(bad)
     with pytest.raises(PredictorError, match=message):
         integrate_motion(**arguments)
+
+
+def test_se3_solve_converges_on_spatial_shapes_to_mu_zero() -> None:
+    planar = gait_shapes(EllipticGait(0.8, 0.5, -0.5, 0.3, 4.0, 1.0))
+    phase = np.linspace(0.0, 2.0 * np.pi, len(planar))[:, None]
+    spatial = embed_3d(planar)
+    spatial[..., 2] = 0.05 * np.sin(3.0 * np.pi * np.linspace(0, 1, 12)[None, :] + phase)  # a vertical wave
+    weights = np.linspace(0.5, 1.5, 12)
+    motion = integrate_motion(spatial, PAPER_EPSILON, weights)
+    table = motion.weights
+    momentum = geometric_momentum(motion.shapes_m[:-1], motion.shapes_m[1:], table[:-1], table[1:], PAPER_EPSILON)
+    assert np.max(np.abs(momentum)) < 1e-9
+    assert motion.newton_iterations <= 10
+    np.testing.assert_allclose(integrate_motion(spatial, PAPER_EPSILON, weights, mode='sequential').shapes_m,
+                               motion.shapes_m, atol=1e-8)

@@ -28,7 +28,7 @@ from cobra_gaits.predictor.dissipation import check_anisotropy, geometric_moment
 MAX_NEWTON_ITERATIONS = 30
 STEP_TOLERANCE = 1e-11  # rad and body-scale-relative metres: stop when the Newton step is this small
 MAX_ROTATION_STEP_RAD = 0.5  # clip a Newton rotation step (far-from-solution safety)
-KABSCH_IDENTITY_BIAS = 0.05  # relative pull of the SE(3) initial guess toward no rotation
+KABSCH_REFERENCE_BIAS = 0.05  # relative pull of the SE(3) initial guess toward the previous rotation
 
 
 @dataclass(frozen=True)
@@ -190,8 +190,10 @@ def rotation_from_vector(rotation_vector: np.ndarray) -> np.ndarray:
     return np.eye(3) + sin_term * skew + cos_term * (skew @ skew)
 
 
-def _kabsch3(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted best rigid fit (rotation (B, 3, 3), translation (B, 3)) of `following` onto `previous`."""
+def _kabsch3(previous: np.ndarray, following: np.ndarray, weights: np.ndarray,
+             reference_rotation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted best rigid fit (rotation (B, 3, 3), translation (B, 3)) of `following` onto `previous`,
+    pulled toward `reference_rotation` (B, 3, 3) to break ties."""
     total = weights.sum(axis=1)[:, None]
     centre_prev = np.einsum('bk,bkd->bd', weights, previous) / total
     centre_next = np.einsum('bk,bkd->bd', weights, following) / total
@@ -200,9 +202,10 @@ def _kabsch3(previous: np.ndarray, following: np.ndarray, weights: np.ndarray) -
     covariance = np.einsum('bk,bki,bkj->bij', weights, spread_prev, spread_next)
     size = np.sqrt(np.einsum('bk,bki,bki->b', weights, spread_prev, spread_prev)
                    * np.einsum('bk,bki,bki->b', weights, spread_next, spread_next))
-    # A bias toward no rotation breaks the tie of coplanar (or straight) bodies, whose mirror image
-    # fits as well: without it the guess may flip the body over and Newton finds that other root.
-    covariance = covariance + KABSCH_IDENTITY_BIAS * size[:, None, None] * np.eye(3)
+    # A pull toward the reference (the previous step's rotation) breaks the tie of coplanar or
+    # straight bodies, whose mirror image fits as well: points alone cannot tell up from down, and
+    # without it the guess may flip the body over and Newton finds that other root of mu = 0.
+    covariance = covariance + KABSCH_REFERENCE_BIAS * size[:, None, None] * reference_rotation
     u, _, vt = np.linalg.svd(covariance)
     sign = np.sign(np.linalg.det(u @ vt))
     sign = np.where(sign == 0.0, 1.0, sign)
@@ -216,11 +219,17 @@ FD_STEP = 1e-6  # central-difference probe of the SE(3) Jacobian [rad, m]
 
 
 def solve_steps_se3(previous_m: np.ndarray, previous_weights: np.ndarray, next_hat_m: np.ndarray,
-                    next_weights: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """Rotations (B, 3, 3) and translations (B, 3) placing next_hat so that mu(previous, g(next_hat)) = 0."""
+                    next_weights: np.ndarray, epsilon: float,
+                    reference_rotation: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Rotations (B, 3, 3) and translations (B, 3) placing next_hat so that mu(previous, g(next_hat)) = 0.
+
+    reference_rotation: the rotation the solution is expected near (the previous step's; identity
+    when the shapes are given in consistent frames), used only to start Newton on the right root.
+    """
     check_anisotropy(epsilon)
     batch = previous_m.shape[0]
-    rotation, shift = _kabsch3(previous_m, next_hat_m, 0.5 * (previous_weights + next_weights))
+    reference = np.broadcast_to(np.eye(3), (batch, 3, 3)) if reference_rotation is None else reference_rotation
+    rotation, shift = _kabsch3(previous_m, next_hat_m, 0.5 * (previous_weights + next_weights), reference)
     scale = 1.0 + float(np.max(np.abs(previous_m)))
     perturb = np.concatenate((np.eye(6), -np.eye(6))) * FD_STEP  # 12 central-difference probes
     probe_rot = rotation_from_vector(perturb[:, :3])  # (12, 3, 3)
@@ -289,8 +298,12 @@ def integrate_motion(shapes_m: np.ndarray, epsilon: float, weights: np.ndarray |
         placed_prev = shapes[0]
         iterations = 0
         for index in range(1, n_shapes):
-            rot, shift, used = solve(placed_prev[None], weight_table[index - 1][None], shapes[index][None],
-                                     weight_table[index][None], epsilon)
+            arguments = (placed_prev[None], weight_table[index - 1][None], shapes[index][None],
+                         weight_table[index][None], epsilon)
+            if dim == 2:
+                rot, shift, used = solve_steps_se2(*arguments)
+            else:
+                rot, shift, used = solve_steps_se3(*arguments, reference_rotation=rotations[index - 1][None])
             rotations[index] = _planar_rotations(rot)[0] if dim == 2 else rot[0]
             translations[index] = shift[0]
             placed_prev = shapes[index] @ rotations[index].T + translations[index]

@@ -50,10 +50,12 @@ class EllipticGait:
         return self
 
     def as_vector(self) -> np.ndarray:
+        """(sigma, x_c, y_c, theta, a, xi) as an array, the optimiser's variables."""
         return np.array(astuple(self), dtype=float)
 
     @classmethod
     def from_vector(cls, values: np.ndarray) -> EllipticGait:
+        """Inverse of as_vector."""
         return cls(*(float(v) for v in values))
 
 
