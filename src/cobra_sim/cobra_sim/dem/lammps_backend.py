@@ -273,10 +273,19 @@ thermo_modify temp basetemp
 thermo 0
 """)
         self.set_gravity_deg(0.0)
+        if self.ranks > 1:
+            self.command('balance 1.0 shift z 10 1.05')
         if not self.has_wheel:
             self.command('fix bodies grains rigid molecule')
+            self.rebalance_fix()
+
+    def rebalance_fix(self) -> None:
+        """(Re)define dynamic load balancing after the rigid fix (LAMMPS wants rigid fixes first):
+        the bed sits at the bottom, so slabs along z shift to equalise the particle counts."""
         if self.ranks > 1:
-            self.command('balance 1.0 shift z 10 1.05\nfix lb all balance 2000 1.05 shift z 10 1.05')
+            if self.lmp.has_id('fix', 'lb'):
+                self.command('unfix lb')
+            self.command('fix lb all balance 2000 1.05 shift z 10 1.05')
 
     def set_gravity_deg(self, slope_deg: float) -> None:
         theta = math.radians(slope_deg)
@@ -302,6 +311,7 @@ thermo 0
         self.command(f'group movers union grains wheel\n'
                      f'fix bodies movers rigid molecule force {wheel_body} on off on '
                      f'torque {wheel_body} off {torque_y} off infile {info_path}')
+        self.rebalance_fix()
 
     # stepping ------------------------------------------------------------------------------
     def run_steps(self, steps: int) -> None:
@@ -309,6 +319,11 @@ thermo 0
 
     def first_run(self) -> None:
         self.command('run 0')
+
+    def barrier(self) -> None:
+        """Wait for every rank (a one-atom gather is an MPI_Allreduce): rank 0 finishes writing
+        before any rank closes LAMMPS and finalises MPI."""
+        self._gather('x', np.array([1], dtype=np.int32), 1, 3)
 
     def max_grain_speed_m_s(self) -> float:
         return float(self.lmp.numpy.extract_compute('vmax', self.lammps_module.LMP_STYLE_GLOBAL,
@@ -432,6 +447,11 @@ def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cac
                     or t_s >= scenario.bed.settle_max_time_s:
                 break
         positions = run.gather_bed_positions()
+        settled = Bed(_wrap_clumps(positions, bed), bed.radius_m, bed.atom_type, bed.molecule, bed.density_kg_m3,
+                      bed.length_m, bed.width_m)
+        if use_cache and run.rank == 0:
+            settled.save(cache_path)
+        run.barrier()
         if run.rank == 0:
             log(f'settled {int(bed.grain_mask.sum()) // 3} clumps in {t_s:.2f} s simulated '
                 f'(fastest grain {vmax:.3g} m/s) on {run.ranks} rank(s)')
@@ -439,10 +459,6 @@ def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cac
         run.close()
         if run.rank == 0:
             data_path.unlink(missing_ok=True)
-    settled = Bed(_wrap_clumps(positions, bed), bed.radius_m, bed.atom_type, bed.molecule, bed.density_kg_m3,
-                  bed.length_m, bed.width_m)
-    if use_cache and run.rank == 0:
-        settled.save(cache_path)
     return settled
 
 
@@ -491,7 +507,7 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
         run.first_run()
         run.run_steps(max(1, round(body.settle_time_s / sc.dt_s)))
         settled_state = run.wheel_state()
-        run.command('unfix bodies')
+        run.command('unfix bodies' + ('\nunfix lb' if run.lmp.has_id('fix', 'lb') else ''))
         run.add_wheel_body(cache_dir / f'wheel_{os.getppid()}.txt', settled_state['position_m'],
                            velocity_m_s=settled_state['velocity_m_s'],
                            spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
@@ -528,6 +544,7 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
                                     bed.radius_m[bed.grain_mask], bed.molecule[bed.grain_mask])
             summary['wall_time_s'] = time.monotonic() - started
             summary['ranks'] = run.ranks
+        run.barrier()
     finally:
         run.close()
         if run.rank == 0:
