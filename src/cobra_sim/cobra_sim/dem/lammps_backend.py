@@ -191,12 +191,14 @@ class LammpsRun:
         self.n_bed_atoms = 0
         self.wheel_ids: np.ndarray = np.zeros(0, dtype=np.int32)
         self.wheel_body_id = 0
+        self.history: list[str] = []       # every command sent (the bare-script baseline of the bench)
         self.wheel_offsets_m = np.zeros((0, 3))
 
     def close(self) -> None:
         self.lmp.close()
 
     def command(self, text: str) -> None:
+        self.history.append(text)
         self.lmp.commands_string(text)
 
     # setup ---------------------------------------------------------------------------------
