@@ -65,6 +65,7 @@ class TumbleProbe:
         self.latch: list[bool] = []
         self.joint_states: JointState | None = None
         self.diagnostics: list[DiagnosticStatus] = []
+        self.diagnostics_stamps_s: list[float] = []
         self.head_x_m: float | None = None  # ground_truth/odom: the head along world x (downhill on a slope)
         node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
         node.create_subscription(Bool, 'latch/state', lambda m: self.latch.append(m.data), LATCHED)
@@ -87,7 +88,10 @@ class TumbleProbe:
         self.joint_states = message
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
-        self.diagnostics.extend(s for s in message.status if s.name == 'gait_node: tumble')
+        tumble = [s for s in message.status if s.name == 'gait_node: tumble']
+        self.diagnostics.extend(tumble)
+        if tumble:
+            self.diagnostics_stamps_s.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
 
     @property
     def sim_time_s(self) -> float:
@@ -180,6 +184,9 @@ def test_a_latch_that_never_confirms_aborts_unlatched(launch) -> None:
     probe.wait_until(lambda: any(s.level == DiagnosticStatus.ERROR and s.message == probe.state
                                  for s in probe.diagnostics), 'diagnostics with the abort', aborted_ok=True)
     assert True not in probe.latch
+    # stamped with the gait's sim time (the sim's clock starts at 0 here), not the wall clock,
+    # which would throw a recorder's sim time (the newest header stamp) decades forward
+    assert max(probe.diagnostics_stamps_s) <= probe.sim_time_s + 1.0
     probe.wait_until(lambda: probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD, 'straight',
                      aborted_ok=True)
 

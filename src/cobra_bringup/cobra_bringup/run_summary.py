@@ -248,10 +248,11 @@ def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount
             share = 100.0 * (1.0 - count.recorded / count.expected) if count.expected else 100.0
             problems.append(f'LOSS {count.topic}: {count.recorded} recorded, {count.expected} expected '
                             f'({count.rate_hz:g} Hz over {span_s:.2f} s of sim time): {share:.1f} % lost')
-    all_stamps = [contents.times_s, *(v for v in contents.stamps_s.values() if len(v))]
-    if all(np.all(values == 0.0) for values in all_stamps):
-        problems.append('PROBLEM every message is stamped 0: sim time never advanced, so the gait never '
-                        'ticked (do all nodes receive the sim\'s /clock? check namespace and use_sim_time)')
+    all_stamps = np.concatenate([contents.times_s, *(v for v in contents.stamps_s.values() if len(v))])
+    if np.all(all_stamps == all_stamps[0]):  # 0, or the wall-clock origin of clock_origin: wall
+        stuck_s = f'{all_stamps[0]:.9f}'.rstrip('0').rstrip('.')
+        problems.append(f'PROBLEM every message is stamped {stuck_s}: sim time never advanced, so the gait '
+                        'never ticked (do all nodes receive the sim\'s /clock? check namespace and use_sim_time)')
     excursion_m = float(np.max(np.linalg.norm(contents.xy_m - contents.xy_m[0], axis=1)))
     if excursion_m < MIN_HEAD_EXCURSION_M:
         problems.append(f'PROBLEM the head did not move: it stayed within {excursion_m * 1000:.2f} mm of '

@@ -155,6 +155,15 @@ def test_all_stamps_zero_and_no_motion_are_reported_loudly(tmp_path):
     assert 'sim time never advanced' in format_summary(summary)
 
 
+def test_stamps_stuck_at_a_wall_clock_origin_are_the_same_problem(tmp_path):
+    """clock_origin: wall starts sim time at a 2026 date: stuck there, it is still stuck."""
+    origin_s = 1_796_299_200.0
+    bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.0, head_x_m_s=0.0, stamp=lambda t: origin_s)
+    summary = summarize(bag, gait_frequency_hz=0.5)
+    assert [p.split(':')[0] for p in summary.problems] == [
+        'PROBLEM every message is stamped 1796299200', 'PROBLEM the head did not move']
+
+
 TSNAKE_JOINTS = tuple(f'm{i}_{kind}' for i in range(1, 7) for kind in ('dorsal', 'twist', 'lateral'))
 
 

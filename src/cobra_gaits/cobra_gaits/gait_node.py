@@ -161,7 +161,8 @@ class GaitNode(Node):
                 check_tumble_robot(model, self._joints)
             self._joint_names, self._source = make_gait_source(p, self._joints)
             if p['gait'] == TUMBLE_GAIT:  # the tumbling latch, with this sidewinding before it
-                self._source = TumbleController(self, model, self._joints, self._source, p['tumble'])
+                self._source = TumbleController(self, model, self._joints, self._source, p['tumble'],
+                                               stamp_ns=lambda: self._last_tick_ns)
         except (GaitError, RobotModelError) as error:
             raise StartupError(str(error)) from error
         self.add_on_set_parameters_callback(self._validate_parameters)

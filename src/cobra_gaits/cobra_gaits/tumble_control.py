@@ -11,7 +11,7 @@ gait/start and gait/stop keep their meaning for the sidewinding part (`ramp`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -133,8 +133,12 @@ class TumbleController:
     """The gait node's source for `gait: tumble` (see the module doc)."""
 
     def __init__(self, node: Node, model: RobotModel, joints: Sequence[Joint],
-                 sidewinding: SidewindingGenerator, values: dict[str, Any]) -> None:
+                 sidewinding: SidewindingGenerator, values: dict[str, Any],
+                 stamp_ns: Callable[[], int | None] = lambda: None) -> None:
         self.node = node
+        # the gait's newest tick (its commands' stamp): diagnostics carry the gait's time, not the
+        # wall clock, so a recorder that takes sim time from header stamps is not thrown forward
+        self._stamp_ns = stamp_ns
         self.joint_names = [j.name for j in joints]
         try:
             pose = curl_pose(model, joints, values['yaw_splay_rad'])
@@ -266,5 +270,7 @@ class TumbleController:
                          KeyValue(key='latch_state', value=str(self._latch).lower()),
                          KeyValue(key='joint_states_received', value=str(self._measured_rad is not None).lower())]
         message = DiagnosticArray(status=[status])
-        message.header.stamp = self.node.get_clock().now().to_msg()
+        stamp_ns = self._stamp_ns()
+        if stamp_ns is not None:
+            message.header.stamp.sec, message.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
         self._diagnostics_pub.publish(message)
