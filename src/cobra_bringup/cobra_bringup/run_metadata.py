@@ -72,6 +72,11 @@ def gait_entries(gait: str, direction: str, lts_preset_name: str, csv_file: str,
     """
     entries: dict[str, Any] = {'gait': gait, 'direction': direction}
     entries.update({name: gait_parameters[name] for name in GAIT_SCALARS if _number(gait_parameters.get(name))})
+    tumble = gait_parameters.get('tumble')
+    if gait == TUMBLE_GAIT:  # the sidewinding it plays before (and between) the sequences
+        sidewinding = tumble.get('sidewinding_preset', 'gait1') if isinstance(tumble, Mapping) else 'gait1'
+        entries['tumble.sidewinding_preset'] = sidewinding
+        gait = sidewinding
     preset = gait_parameters.get(gait)
     if gait not in (CSV_GAIT, LTS_GAIT, TUMBLE_GAIT) and isinstance(preset, Mapping):
         for name in PRESET_FIELDS:

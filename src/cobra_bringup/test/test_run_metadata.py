@@ -82,6 +82,17 @@ def test_an_lts_run_records_the_preset_and_its_backbone_wave_frequency():
     assert custom_data['cobra.robot'] == 'tsnake' and custom_data['cobra.launch_file'] == 'lts.launch.py'
 
 
+def test_a_tumble_run_records_the_sidewinding_it_plays_first():
+    """The report finds the gait cycle of a tumbling bag's sidewinding from the preset's frequency
+    (without it, it guessed 0.03 Hz from the whole run's commands)."""
+    custom_data, values = _validated(launch_file='tumble.launch.py')
+    gait = values['gait_node']
+    assert custom_data['cobra.gait.gait'] == 'tumble'
+    assert custom_data['cobra.gait.tumble.sidewinding_preset'] == gait['tumble']['sidewinding_preset'] == 'gait1'
+    assert float(custom_data['cobra.gait.frequency_hz']) == 0.4  # gait1, config/gait.yaml
+    assert custom_data['cobra.terrain'] == 'rigid 24 deg'
+
+
 def test_a_robot_run_is_class_robot_without_terrain():
     arguments = parse_arguments(['use_sim:=false'])
     logger = next(spec for spec in node_set(arguments, CONFIG_DIR) if spec.name == 'logger')
