@@ -9,7 +9,7 @@ Particle-steps count the integrated grain spheres (the frozen base is excluded).
 Target: our layer <= 1.10 x the bare script's time. Reference (terrain-notes): bare LAMMPS,
 Hertz-Mindlin, ~4e6 particle-steps/s on one core, 1.8x with 2 balanced ranks.
 
-Run:  .venv/bin/python scripts/bench/dem_bench.py [--steps 20000] [--bed small|default] [--ranks 1 2]
+Run:  .venv/bin/python scripts/bench/dem_bench.py [--steps 20000] [--bed small|default] [--ranks 1 2] [--repeat 2]
 The bed is settled once and cached under out/dem_cache/ (first run takes a minute or two).
 """
 
@@ -101,6 +101,7 @@ def main() -> int:
     parser.add_argument('--steps', type=int, default=20000)
     parser.add_argument('--bed', choices=('small', 'default'), default='small')
     parser.add_argument('--ranks', type=int, nargs='+', default=[1, 2])
+    parser.add_argument('--repeat', type=int, default=2, help='best of N interleaved trials')
     parser.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--work', default='', help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -111,12 +112,21 @@ def main() -> int:
     scenario = bench_scenario(args.bed)
     print(scenario.time_step_report())
     lb.settled_bed(scenario)      # settle (or load) once, outside the timings
-    rows = [measure(ranks, args) for ranks in args.ranks]
+    rows = []
+    for ranks in args.ranks:     # best of --repeat (ours and bare interleaved): the machine is shared
+        trials = [measure(ranks, args) for _ in range(args.repeat)]
+        best = min(trials, key=lambda r: r['ours_s'])
+        best_bare = min(trials, key=lambda r: r['bare_s'])
+        for key in ('bare_s', 'bare_particle_steps_per_s_per_core'):
+            best[key] = best_bare[key]
+        best['overhead_ratio'] = best['ours_s'] / best['bare_s']
+        rows.append(best)
     print(f'{"ranks":>5} {"steps":>6} {"grains":>6} {"ours s":>8} {"bare s":>8} {"ours Mps/s/core":>15} '
           f'{"bare Mps/s/core":>15} {"ours/bare":>9}')
     for r in rows:
         print(f'{r["ranks"]:5d} {r["steps"]:6d} {r["grain_spheres"]:6d} {r["ours_s"]:8.2f} {r["bare_s"]:8.2f} '
-              f'{r["ours_particle_steps_per_s_per_core"] / 1e6:15.3f} {r["bare_particle_steps_per_s_per_core"] / 1e6:15.3f} '
+              f'{r["ours_particle_steps_per_s_per_core"] / 1e6:15.3f} '
+              f'{r["bare_particle_steps_per_s_per_core"] / 1e6:15.3f} '
               f'{r["overhead_ratio"]:9.3f}')
     if len(rows) > 1:
         base = rows[0]
@@ -124,7 +134,8 @@ def main() -> int:
             print(f'speed-up {r["ranks"]} ranks vs 1: ours {base["ours_s"] / r["ours_s"]:.2f}x, '
                   f'bare {base["bare_s"] / r["bare_s"]:.2f}x')
     worst = max(r['overhead_ratio'] for r in rows)
-    print(f'our layer overhead: worst ours/bare = {worst:.3f} (target <= 1.10): {"OK" if worst <= 1.10 else "ABOVE TARGET"}')
+    verdict = 'OK' if worst <= 1.10 else 'ABOVE TARGET'
+    print(f'our layer overhead: worst ours/bare = {worst:.3f} (target <= 1.10): {verdict}')
     return 0
 
 
