@@ -1,0 +1,226 @@
+"""Run a sweep on Ray: trials as Ray tasks, one table on disk as the record, resumable.
+
+* Local by default (`ray.init(num_cpus=...)`), or an existing cluster with `address`.
+* Grid and random searches are lists of trials known up front (random: drawn with the spec's
+  seed, so a resumed sweep draws the same list); the Bayesian search asks Ray Tune's OptunaSearch
+  for each next trial and tells it each result (finished rows of a resumed sweep are fed back
+  first).
+* Each trial is keyed by a hash of its parameters. After every finished trial the whole table is
+  rewritten atomically (temporary file + rename): an interrupted sweep keeps every finished row,
+  and a rerun skips the keys already in the table (rows with an error too, unless retry_failed).
+* A trial that raises is retried once; if it raises again its row holds the error text and
+  attempts = 2 (never dropped).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cobra_sweeps.spec import SweepSpec, resolve_function, trial_key
+
+TABLE_NAME = 'results.parquet'
+MAX_ATTEMPTS = 2  # first try + one retry
+ID_COLUMNS = ('trial_key', 'error', 'attempts', 'wall_s', 'host')
+Derived = Callable[[dict[str, Any]], dict[str, float]]
+
+
+def execute_trial(function_path: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Runs in a Ray worker: the trial function's metrics plus its wall time and host."""
+    started = time.perf_counter()
+    metrics = dict(resolve_function(function_path)(params))
+    return {**metrics, 'wall_s': time.perf_counter() - started, 'host': socket.gethostname()}
+
+
+def table_path(out_dir: Path) -> Path:
+    return Path(out_dir) / TABLE_NAME
+
+
+def read_table(out_dir: Path) -> pd.DataFrame:
+    path = table_path(out_dir)
+    return pd.read_parquet(path) if path.exists() else pd.DataFrame(columns=list(ID_COLUMNS))
+
+
+def write_table(rows: list[dict[str, Any]], out_dir: Path) -> pd.DataFrame:
+    """All rows to the table at once, atomically (a reader never sees half a file)."""
+    table = pd.DataFrame(rows)
+    path = table_path(out_dir)
+    partial = path.with_suffix('.parquet.partial')
+    table.to_parquet(partial, index=False)
+    os.replace(partial, path)
+    return table
+
+
+def init_ray(num_cpus: int | None, address: str | None) -> bool:
+    """Connects to Ray; True when this call started it (so the sweep shuts it down after).
+
+    Locally the workers get this process's sys.path as PYTHONPATH (the packages run from src/
+    in tests); on a cluster every node must have the workspace installed (README)."""
+    import ray
+    if ray.is_initialized():
+        return False
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        os.environ['PYTHONPATH'] = os.pathsep.join(p for p in sys.path if p)
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    return True
+
+
+def error_text(error: BaseException) -> str:
+    """The trial's own exception (Ray wraps it in RayTaskError): 'Type: message'."""
+    cause = getattr(error, 'cause', None) or error
+    return f'{type(cause).__name__}: {cause}'
+
+
+class ProgressBar:
+    """tqdm bar on stderr (count, rate, ETA); silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool, name: str) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc=name, unit='trial', file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, failed: int) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(failed=failed)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class SweepRunner:
+    """Submits trials, retries each failure once, records every outcome."""
+
+    def __init__(self, spec: SweepSpec, out_dir: Path, derived: Derived | None, retry_failed: bool) -> None:
+        import ray
+        self.ray = ray
+        self.spec = spec
+        self.out_dir = Path(out_dir)
+        self.derived = derived
+        existing = read_table(self.out_dir)
+        if retry_failed and len(existing):
+            existing = existing[existing['error'].isna()]
+        self.rows: list[dict[str, Any]] = existing.to_dict('records')
+        self.done = {row['trial_key'] for row in self.rows}
+        self.remote = ray.remote(num_cpus=1, max_retries=0)(execute_trial)
+        self.in_flight: dict[Any, tuple[str, dict[str, Any], dict[str, Any], int]] = {}
+        self.failed = sum(1 for row in self.rows if isinstance(row.get('error'), str))
+
+    def submit(self, sample: dict[str, Any], attempt: int = 1, tag: str = '') -> None:
+        params = self.spec.full_params(sample)
+        ref = self.remote.remote(self.spec.trial_function, params)
+        self.in_flight[ref] = (tag, sample, params, attempt)
+
+    def wait_one(self) -> tuple[str, dict[str, Any]] | None:
+        """Waits for one trial; returns (tag, row) when it is final, None when it was resubmitted."""
+        [ref], _ = self.ray.wait(list(self.in_flight), num_returns=1)
+        tag, sample, params, attempt = self.in_flight.pop(ref)
+        try:
+            result = self.ray.get(ref)
+        except Exception as error:  # the trial raised (or its worker died)
+            if attempt < MAX_ATTEMPTS:
+                self.submit(sample, attempt + 1, tag)
+                return None
+            result = {'error': error_text(error)}
+            self.failed += 1
+        row = {'trial_key': trial_key(params), **params, **result, 'attempts': attempt}
+        row.setdefault('error', None)
+        if self.derived is not None and row['error'] is None:
+            row.update(self.derived(row))
+        self.rows.append(row)
+        self.done.add(row['trial_key'])
+        write_table(self.rows, self.out_dir)
+        return tag, row
+
+    def run_list(self, samples: list[dict[str, Any]], progress: bool) -> None:
+        todo = [s for s in samples if trial_key(self.spec.full_params(s)) not in self.done]
+        todo = list({trial_key(self.spec.full_params(s)): s for s in todo}.values())  # a grid may repeat a point
+        bar = ProgressBar(len(todo), progress, self.spec.name)
+        for sample in todo:
+            self.submit(sample)
+        while self.in_flight:
+            if self.wait_one() is not None:
+                bar.update(self.failed)
+        bar.close()
+
+    def run_bayesian(self, progress: bool, concurrency: int) -> None:
+        """Ray Tune's OptunaSearch (TPE, seeded) asked for each next trial, told each result."""
+        import optuna
+        from ray.tune.search.optuna import OptunaSearch
+        spec = self.spec
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        searcher = OptunaSearch(space={k: d.tune_domain() for k, d in spec.space.items()}, metric=spec.metric,
+                                mode=spec.mode, sampler=optuna.samplers.TPESampler(seed=spec.seed))
+        for row in self.rows:  # a resumed sweep: what is already known
+            value = row.get(spec.metric)
+            if not isinstance(row.get('error'), str) and value is not None and np.isfinite(value):
+                searcher.add_evaluated_point({k: row[k] for k in spec.space}, float(value))
+        remaining = max(0, spec.num_samples - len(self.rows))
+        bar = ProgressBar(remaining, progress, spec.name)
+        launched = 0
+        while launched < remaining or self.in_flight:
+            while launched < remaining and len(self.in_flight) < concurrency:
+                tag = f'trial_{len(self.rows) + launched}'
+                sample = searcher.suggest(tag)
+                self.submit(dict(sample), tag=tag)
+                launched += 1
+            final = self.wait_one()
+            if final is None:
+                continue
+            tag, row = final
+            value = row.get(spec.metric)
+            if row['error'] is None and value is not None and np.isfinite(value):
+                searcher.on_trial_complete(tag, {spec.metric: float(value)})
+            else:
+                searcher.on_trial_complete(tag, error=True)
+            bar.update(self.failed)
+        bar.close()
+
+
+def run_sweep(spec: SweepSpec, out_dir: str | Path, num_cpus: int | None = None, address: str | None = None,
+              retry_failed: bool = False, progress: bool = True, derived: Derived | None = None) -> pd.DataFrame:
+    """Runs the spec's trials not yet in out_dir's table; returns the whole table."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started_ray = init_ray(num_cpus, address)
+    import ray
+    try:
+        runner = SweepRunner(spec, out_dir, derived, retry_failed)
+        if spec.search == 'grid':
+            runner.run_list(spec.grid(), progress)
+        elif spec.search == 'random':
+            runner.run_list(spec.random_samples(), progress)
+        else:
+            runner.run_bayesian(progress, max(1, int(ray.cluster_resources().get('CPU', 1))))
+        return pd.DataFrame(runner.rows) if runner.rows else read_table(out_dir)
+    finally:
+        if started_ray:
+            ray.shutdown()
+
+
+def format_failure(error: BaseException) -> str:
+    return ''.join(traceback.format_exception_only(type(error), error)).strip()
+
+
+def metric_summary(table: pd.DataFrame, metrics: Mapping[str, str]) -> str:
+    """One line per metric: best value and its trial (for the CLI's closing lines)."""
+    ok = table[table['error'].isna()] if 'error' in table else table
+    lines = []
+    for metric, mode in metrics.items():
+        if metric in ok and len(ok):
+            index = ok[metric].idxmax() if mode == 'max' else ok[metric].idxmin()
+            lines.append(f'best {metric} ({mode}): {ok.loc[index, metric]:.4g} (trial {ok.loc[index, "trial_key"]})')
+    return '\n'.join(lines)
