@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (BagTrackError, PredictorError, RobotModelError) as error:
         print(f'calibrate_bag: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f'epsilon {fit.epsilon:.4f}  rms_error_m {fit.rms_error_m:.4f}  '
+    print(f'epsilon {fit.epsilon:.4f}  rms_error_m {fit.rms_error_m:.3g}  '
           f'({fit.samples} shapes over {fit.duration_s:.1f} s, track {fit.odom_topic})')
     return 0
 

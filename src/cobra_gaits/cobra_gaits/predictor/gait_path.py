@@ -2,9 +2,9 @@
 
 The contact-weighted predictor (contact.forecast_gait) runs over a few cycles of the commanded
 COBRA shapes; the mass-weighted body centre of mass of the placed shapes gives the track, which is
-expressed in the robot's base_link frame and then moved by the odom pose of that moment. The path
-starts at the base_link position (the track is the COM's displacement), each pose's yaw is the
-odom yaw turned by the predictor's net rotation so far. The gait is forecast from phase 0 (the
+expressed in the robot's heading frame on the ground (x = base_link's x projected on the support
+plane) and then moved by the odom pose of that moment (its position and yaw). The path starts at
+the base_link position (the track is the COM's displacement), each pose's yaw is the odom yaw turned by the predictor's net rotation so far. The gait is forecast from phase 0 (the
 gait node does not publish its phase): the path is right to first order, not to the centimetre.
 
 Forward kinematics is batched over samples here (one matrix product per joint for all rows): the
@@ -13,6 +13,7 @@ per-row RobotModel.transform takes ~1.5 ms per row, 0.2 s for three cycles; this
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -94,10 +95,11 @@ class BodyModel:
 
 @dataclass(frozen=True)
 class BodyPath:
-    """Forecast in the base_link frame at the start: times, COM displacement (x, y), yaw change."""
+    """Forecast on the ground in the robot's heading frame at the start (x = base_link's x axis
+    projected on the support plane, y to its left): times, COM displacement, yaw change."""
 
     times_s: np.ndarray  # (P,)
-    xy_m: np.ndarray  # (P, 2), starts at (0, 0)
+    xy_m: np.ndarray  # (P, 2), starts at (0, 0); lengths are the support plane's (no tilt shrink)
     yaw_rad: np.ndarray  # (P,), starts at 0
 
 
@@ -121,10 +123,13 @@ def forecast_body_path(robot: RobotModel, body: BodyModel, params: SidewindingPa
     forecast = forecast_gait(points, body.masses_kg, epsilon, band_m)
     com_support = forecast.body_com_m - forecast.body_com_m[0]
     first_frame = support_frames(points[:1])[0]  # rows e1, e2, n in base_link axes
-    com_base = com_support @ first_frame[:2]  # (P, 3): the support-plane track in base_link axes
+    head_x = first_frame[:2, 0]  # base_link's x axis in support-plane coordinates
+    heading = math.atan2(head_x[1], head_x[0])
+    cos, sin = math.cos(heading), math.sin(heading)
+    com_ground = com_support @ np.array([[cos, -sin], [sin, cos]])  # x along the head's heading on the ground
     rotation = forecast.motion.rotations
     yaw = np.unwrap(np.arctan2(rotation[:, 1, 0], rotation[:, 0, 0]))
-    return BodyPath(times_s, com_base[:, :2], yaw - yaw[0])
+    return BodyPath(times_s, com_ground, yaw - yaw[0])
 
 
 def quaternion_to_matrix(quaternion_xyzw: Sequence[float]) -> np.ndarray:
