@@ -19,7 +19,8 @@ setup(
     entry_points={
         'console_scripts': [
             'gait_node = cobra_gaits.gait_node:main',
-            'export_gait_csv = cobra_gaits.export_csv:main'
+            'export_gait_csv = cobra_gaits.export_csv:main',
+            'path_forecast = cobra_gaits.path_forecast_node:main',
         ],
     },
 )

@@ -4,8 +4,9 @@ The contact-weighted predictor (contact.forecast_gait) runs over a few cycles of
 COBRA shapes; the mass-weighted body centre of mass of the placed shapes gives the track, which is
 expressed in the robot's heading frame on the ground (x = base_link's x projected on the support
 plane) and then moved by the odom pose of that moment (its position and yaw). The path starts at
-the base_link position (the track is the COM's displacement), each pose's yaw is the odom yaw turned by the predictor's net rotation so far. The gait is forecast from phase 0 (the
-gait node does not publish its phase): the path is right to first order, not to the centimetre.
+the base_link position (the track is the COM's displacement), each pose's yaw is the odom yaw
+turned by the predictor's net rotation so far. The gait is forecast from phase 0 (the gait node
+does not publish its phase): the path is right to first order, not to the centimetre.
 
 Forward kinematics is batched over samples here (one matrix product per joint for all rows): the
 per-row RobotModel.transform takes ~1.5 ms per row, 0.2 s for three cycles; this takes ~1 ms.
