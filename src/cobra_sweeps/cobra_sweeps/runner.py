@@ -30,6 +30,7 @@ from cobra_sweeps.spec import SweepSpec, resolve_function, trial_key
 
 TABLE_NAME = 'results.parquet'
 MAX_ATTEMPTS = 2  # first try + one retry
+MAX_REPEATED_SUGGESTIONS = 100  # a searcher stuck on finished points: run them again rather than loop
 ID_COLUMNS = ('trial_key', 'error', 'attempts', 'wall_s', 'host')
 Derived = Callable[[dict[str, Any]], dict[str, float]]
 
@@ -156,26 +157,42 @@ class SweepRunner:
                 bar.update(self.failed)
         bar.close()
 
+    def known_metric(self, sample: dict[str, Any]) -> float | None:
+        """The searched metric of a finished trial with these parameters (None: not run yet)."""
+        key = trial_key(self.spec.full_params(sample))
+        for row in self.rows:
+            if row['trial_key'] == key and not isinstance(row.get('error'), str):
+                value = row.get(self.spec.metric)
+                return float(value) if value is not None and np.isfinite(value) else None
+        return None
+
     def run_bayesian(self, progress: bool, concurrency: int) -> None:
         """Ray Tune's OptunaSearch (TPE, seeded) asked for each next trial, told each result."""
         import optuna
         from ray.tune.search.optuna import OptunaSearch
         spec = self.spec
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        searcher = OptunaSearch(space={k: d.tune_domain() for k, d in spec.space.items()}, metric=spec.metric,
-                                mode=spec.mode, sampler=optuna.samplers.TPESampler(seed=spec.seed))
+        # a resumed search reseeds (seed + rows known): TPE's first random draws would repeat them
+        space = OptunaSearch.convert_search_space({k: d.tune_domain() for k, d in spec.space.items()})
+        searcher = OptunaSearch(space=space, metric=spec.metric, mode=spec.mode,
+                                sampler=optuna.samplers.TPESampler(seed=spec.seed + len(self.rows)))
         for row in self.rows:  # a resumed sweep: what is already known
             value = row.get(spec.metric)
             if not isinstance(row.get('error'), str) and value is not None and np.isfinite(value):
                 searcher.add_evaluated_point({k: row[k] for k in spec.space}, float(value))
         remaining = max(0, spec.num_samples - len(self.rows))
         bar = ProgressBar(remaining, progress, spec.name)
-        launched = 0
+        launched = repeats = 0
         while launched < remaining or self.in_flight:
             while launched < remaining and len(self.in_flight) < concurrency:
-                tag = f'trial_{len(self.rows) + launched}'
-                sample = searcher.suggest(tag)
-                self.submit(dict(sample), tag=tag)
+                tag = f'trial_{len(self.rows) + launched}_{repeats}'
+                sample = dict(searcher.suggest(tag))
+                known = self.known_metric(sample)
+                if known is not None and repeats < MAX_REPEATED_SUGGESTIONS:  # tell, do not rerun
+                    searcher.on_trial_complete(tag, {spec.metric: known})
+                    repeats += 1
+                    continue
+                self.submit(sample, tag=tag)
                 launched += 1
             final = self.wait_one()
             if final is None:

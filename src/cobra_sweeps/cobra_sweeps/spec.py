@@ -219,5 +219,8 @@ def load_spec(path: str | Path) -> SweepSpec:
     except OSError as error:
         raise SweepSpecError(f'cannot read sweep spec {path}: {error.strerror}') from error
     except yaml.YAMLError as error:
-        raise SweepSpecError(f'sweep spec {path} is not valid YAML: {error}') from error
+        mark = getattr(error, 'problem_mark', None)
+        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark is not None else ''
+        problem = getattr(error, 'problem', None) or str(error).splitlines()[0]
+        raise SweepSpecError(f'sweep spec {path} is not valid YAML: {problem}{where}: fix the file') from error
     return parse_spec(data, str(path))

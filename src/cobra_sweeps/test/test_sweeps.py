@@ -1,0 +1,142 @@
+"""Sweeps on local Ray (2 CPUs, started once for the module): rows, retry, resume, Bayesian
+search, soil calibration, and bad input refused with exit 2 before anything is written."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+TEST_DIR = Path(__file__).resolve().parent
+
+from cobra_sweeps.calibrate import calibrate, refine_one_parameter  # noqa: E402
+from cobra_sweeps.cli import main  # noqa: E402
+from cobra_sweeps.plots import pareto_front  # noqa: E402
+from cobra_sweeps.runner import TABLE_NAME, init_ray, run_sweep  # noqa: E402
+from cobra_sweeps.spec import parse_spec, trial_key  # noqa: E402
+from cobra_sweeps.trial import run_trial  # noqa: E402
+
+SHORT_RIGID = {'terrain': 'rigid', 'duration_s': 1.0, 'settle_s': 0.2, 'ramp_duration_s': 0.5}
+
+
+@pytest.fixture(scope='module')
+def local_ray() -> Iterator[None]:
+    """One local Ray for the module; the helper trial module importable by its workers."""
+    import ray
+    sys.path.insert(0, str(TEST_DIR))
+    started = init_ray(2, None)
+    yield
+    if started:
+        ray.shutdown()
+    sys.path.remove(str(TEST_DIR))
+
+
+def test_four_trial_grid_sweep_gives_four_rows(local_ray: None, tmp_path: Path) -> None:
+    spec = parse_spec({'search': 'grid', 'fixed': SHORT_RIGID,
+                       'space': {'frequency_hz': [0.4, 0.5], 'amplitude_horizontal_rad': [0.5, 0.7]}})
+    table = run_sweep(spec, tmp_path, progress=False)
+    on_disk = pd.read_parquet(tmp_path / TABLE_NAME)
+    assert len(table) == len(on_disk) == 4
+    assert on_disk['trial_key'].nunique() == 4 and on_disk['error'].isna().all()
+    assert sorted(zip(on_disk['frequency_hz'], on_disk['amplitude_horizontal_rad'])) == \
+        [(0.4, 0.5), (0.4, 0.7), (0.5, 0.5), (0.5, 0.7)]
+    # sidewinding moves the robot; stride = speed x cycle length; CoT positive
+    assert (on_disk['speed_m_s'] > 0.02).all()
+    assert np.allclose(on_disk['stride_m_per_cycle'], on_disk['speed_m_s'] / on_disk['frequency_hz'])
+    assert (on_disk['cost_of_transport'] > 0).all() and (on_disk['peak_normal_force_n'] > 0).all()
+
+
+def test_a_trial_that_raises_is_retried_once_then_reported(local_ray: None, tmp_path: Path) -> None:
+    spec = parse_spec({'search': 'grid', 'trial_function': 'sweep_test_trials:fail_always_or_first',
+                       'fixed': {'marker_dir': str(tmp_path)}, 'space': {'x': [1, 2]}})
+    table = run_sweep(spec, tmp_path / 'out', progress=False).set_index('x')
+    assert len(table) == 2
+    assert table.loc[1, 'error'] == 'ValueError: boom: x = 1 is broken' and table.loc[1, 'attempts'] == 2
+    assert table.loc[2, 'error'] is None or pd.isna(table.loc[2, 'error'])  # the retry succeeded
+    assert table.loc[2, 'attempts'] == 2 and table.loc[2, 'speed_m_s'] == 2.0
+
+
+def test_resume_runs_only_the_trials_not_in_the_table(local_ray: None, tmp_path: Path) -> None:
+    calls = tmp_path / 'calls'
+    calls.mkdir()
+    out = tmp_path / 'out'
+    first = {'search': 'grid', 'trial_function': 'sweep_test_trials:count_calls',
+             'fixed': {'calls_dir': str(calls)}, 'space': {'x': [1, 2]}}
+    run_sweep(parse_spec(first), out, progress=False)
+    assert len(list(calls.iterdir())) == 2
+    # the interrupted/extended sweep: same two trials plus one new one
+    table = run_sweep(parse_spec({**first, 'space': {'x': [1, 2, 3]}}), out, progress=False)
+    assert sorted(p.name.split('_')[0] for p in calls.iterdir()) == ['1', '2', '3']
+    assert sorted(table['x']) == [1, 2, 3] and table['trial_key'].is_unique
+    run_sweep(parse_spec({**first, 'space': {'x': [1, 2, 3]}}), out, progress=False)
+    assert len(list(calls.iterdir())) == 3  # nothing redone
+    assert len(pd.read_parquet(out / TABLE_NAME)) == 3
+
+
+def test_bayesian_search_runs_its_budget_and_resumes(local_ray: None, tmp_path: Path) -> None:
+    spec = {'search': 'bayesian', 'num_samples': 6, 'metric': 'speed_m_s', 'mode': 'max', 'seed': 1,
+            'trial_function': 'sweep_test_trials:quadratic', 'space': {'x': {'uniform': [0.0, 1.0]}}}
+    table = run_sweep(parse_spec(spec), tmp_path, progress=False)
+    assert len(table) == 6 and table['error'].isna().all()
+    assert ((table['x'] >= 0.0) & (table['x'] <= 1.0)).all()
+    again = run_sweep(parse_spec({**spec, 'num_samples': 8}), tmp_path, progress=False)
+    assert len(again) == 8 and set(table['trial_key']) < set(again['trial_key'])
+
+
+def test_soil_calibration_recovers_a_known_kphi(local_ray: None, tmp_path: Path) -> None:
+    """Target made by the sim on SCM with K_phi = 5e4 (off the grid): the estimate lands near it."""
+    true_kphi = 5.0e4
+    fixed = {'terrain': 'scm', 'duration_s': 2.5}
+    target = run_trial({**fixed, 'terrain.soil.Bekker_Kphi': true_kphi})
+    spec = parse_spec({'search': 'grid', 'fixed': fixed,
+                       'space': {'terrain.soil.Bekker_Kphi': [1.5e4, 3.2e4, 7.0e4, 1.5e5]},
+                       'target': {k: target[k] for k in ('stride_m_per_cycle', 'sinkage_m')}})
+    result = calibrate(spec, tmp_path, progress=False, verify=False)
+    estimate = result.parameters['terrain.soil.Bekker_Kphi']
+    assert result.refined
+    assert abs(math.log(estimate / true_kphi)) < math.log(1.25), estimate
+
+
+def test_refinement_is_exact_for_a_locally_linear_miss() -> None:
+    grid = np.geomspace(1e4, 1e6, 5)
+    errors = np.abs(np.log(grid) - np.log(4.2e4))  # |linear in log K|: its square is a parabola
+    assert refine_one_parameter(grid, errors) == pytest.approx(4.2e4, rel=1e-9)
+
+
+def test_pareto_front_keeps_only_undominated_points() -> None:
+    speed = np.array([0.1, 0.2, 0.2, 0.3, 0.05, np.nan])
+    cost = np.array([1.0, 2.0, 1.5, 3.0, 0.5, 0.1])
+    assert list(pareto_front(speed, cost)) == [4, 0, 2, 3]
+
+
+def test_trial_key_depends_on_every_parameter_and_not_on_order() -> None:
+    assert trial_key({'a': 1, 'b': 2.0}) == trial_key({'b': 2.0, 'a': 1})
+    assert trial_key({'a': 1, 'b': 2.0}) != trial_key({'a': 1, 'b': 2.5})
+
+
+@pytest.mark.parametrize(('spec_text', 'words'), [
+    ('space: {terrain: [rigid, lava]}', ["unknown terrain 'lava'", 'rigid']),
+    ('space: {frequency_hz: {uniform: [0.1, 0.5]}}', ['grid search needs lists', 'frequency_hz']),
+    ('space: {stiffness: [1, 2]}', ["unknown trial parameter(s) ['stiffness']"]),
+    ('fixed: {terrain: scm}\nspace: {terrain.soil.no_such_key: [1, 2]}', ['terrain.soil.no_such_key', 'names no key']),
+    ('fixed: {terrain: rigid}\nspace: {terrain.soil.Bekker_Kphi: [1, 2]}', ['reads no parameter file']),
+    ('space: {frequency_hz: [0.4, 3.0]}', ['frequency_hz must be within']),
+    ('search: bayesian\nnum_samples: 3\nspace: {frequency_hz: {uniform: [0.1, 0.5]}}', ['needs metric']),
+    ('search: [oops', ['not valid YAML']),
+])
+def test_bad_input_is_one_clear_error_exit_2_nothing_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], spec_text: str, words: list[str]) -> None:
+    spec_path = tmp_path / 'spec.yaml'
+    spec_path.write_text(spec_text)
+    out = tmp_path / 'out'
+    assert main(['run', str(spec_path), '--out', str(out), '--no-progress']) == 2
+    error = capsys.readouterr().err
+    assert error.startswith('cobra_sweep: error:') and error.count('\n') == 1
+    for word in words:
+        assert word in error
+    assert not out.exists()
