@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Sweep benchmark: Ray's overhead per trial and its 2-core throughput, as ratios to a bare
+baseline measured in the same run.
+
+1. bare serial:   the same trials called in this process one after another (run_trial, no Ray,
+                  no table): seconds per trial;
+2. bare parallel: the same trials in a 2-process multiprocessing pool (the machine's own 2-core
+                  scaling, the ceiling for Ray's);
+3. ray, 1 CPU:    `run_sweep` (Ray tasks + the parquet table rewritten after every trial) on a
+                  local Ray with num_cpus=1 -> overhead per trial = (sweep s/trial - bare s/trial)
+                  / bare s/trial (target < 5 % for a 10 s sim trial);
+4. ray, 2 CPUs:   the same with num_cpus=2 and twice the trials -> throughput / ray 1 CPU
+                  (target >= 1.8x), also shown against bare parallel / bare serial.
+
+Ray start-up (ray.init) and each worker's first trial (imports, robot model) are excluded: a
+warm-up sweep runs first on each Ray. Trials differ only by seed (distinct keys, same cost).
+Run: .venv/bin/python scripts/bench/sweep_bench.py [--trials 8] [--sim-s 10] [--terrain rigid]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+for package in (REPO_ROOT / 'src').iterdir():
+    sys.path.insert(0, str(package))
+
+from cobra_sweeps.runner import init_ray, run_sweep  # noqa: E402
+from cobra_sweeps.spec import parse_spec  # noqa: E402
+from cobra_sweeps.trial import run_trial  # noqa: E402
+
+
+def trial_params(args: argparse.Namespace, seed: int) -> dict:
+    return {'terrain': args.terrain, 'duration_s': args.sim_s, 'seed': seed}
+
+
+def bare_serial_s(args: argparse.Namespace, seeds: list[int]) -> float:
+    run_trial(trial_params(args, 10_000))  # warm-up: imports, robot model cache
+    started = time.perf_counter()
+    for seed in seeds:
+        run_trial(trial_params(args, seed))
+    return time.perf_counter() - started
+
+
+def _pool_trial(job: tuple[argparse.Namespace, int]) -> None:
+    run_trial(trial_params(*job))
+
+
+def bare_parallel_s(args: argparse.Namespace, seeds: list[int]) -> float:
+    with multiprocessing.get_context('spawn').Pool(2) as pool:
+        pool.map(_pool_trial, [(args, 10_000), (args, 10_001)], chunksize=1)  # warm-up both workers
+        started = time.perf_counter()
+        pool.map(_pool_trial, [(args, seed) for seed in seeds], chunksize=1)
+        return time.perf_counter() - started
+
+
+def ray_sweep_s(args: argparse.Namespace, seeds: list[int], num_cpus: int) -> tuple[float, float]:
+    """(sweep wall s, sum of the trials' own wall s inside the workers)."""
+    import ray
+    init_ray(num_cpus, None)
+    try:
+        fixed = {'terrain': args.terrain, 'duration_s': args.sim_s}
+        with tempfile.TemporaryDirectory() as out:
+            warm = parse_spec({'search': 'grid', 'fixed': fixed, 'space': {'seed': [10_000 + i for i in range(num_cpus)]}})
+            run_sweep(warm, Path(out) / 'warm', progress=False)
+            time.sleep(args.ray_settle_s)  # Ray's daemons finish starting up before the clock runs
+            spec = parse_spec({'search': 'grid', 'fixed': fixed, 'space': {'seed': seeds}})
+            started = time.perf_counter()
+            table = run_sweep(spec, Path(out) / 'sweep', progress=False)
+            elapsed = time.perf_counter() - started
+        failed = int(table['error'].notna().sum())
+        if failed:
+            raise SystemExit(f'{failed} bench trials failed: {table["error"].dropna().iloc[0]}')
+        return elapsed, float(table['wall_s'].sum())
+    finally:
+        ray.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--trials', type=int, default=8, help='trials per 1-core run (2-core runs use twice as many)')
+    parser.add_argument('--sim-s', type=float, default=10.0, help='measured sim seconds per trial')
+    parser.add_argument('--terrain', default='rigid')
+    parser.add_argument('--ray-settle-s', type=float, default=5.0, help='wait after the warm-up sweep')
+    args = parser.parse_args()
+    seeds = list(range(args.trials))
+    seeds2 = list(range(2 * args.trials))
+
+    bare1 = bare_serial_s(args, seeds)
+    per_trial_bare = bare1 / args.trials
+    print(f'bare serial:   {args.trials} trials of {args.sim_s:g} s sim on {args.terrain}: '
+          f'{per_trial_bare:.3f} s/trial (1.00x)')
+    bare2 = bare_parallel_s(args, seeds2)
+    bare_scaling = (len(seeds2) / bare2) / (args.trials / bare1)
+    print(f'bare parallel: 2 processes, {len(seeds2)} trials: {bare2 / len(seeds2):.3f} s/trial, '
+          f'throughput {bare_scaling:.2f}x bare serial (the machine\'s own 2-core ceiling)')
+    ray1, inside1 = ray_sweep_s(args, seeds, 1)
+    overhead = (ray1 / args.trials - per_trial_bare) / per_trial_bare
+    print(f'ray 1 CPU:     {ray1 / args.trials:.3f} s/trial = {ray1 / bare1:.3f}x bare serial; '
+          f'overhead per trial {100 * overhead:+.1f} % of a {args.sim_s:g} s sim trial (target < 5 %); '
+          f'sweep wall outside the trials themselves: {100 * (ray1 - inside1) / inside1:+.1f} % '
+          f'(trials took {inside1 / args.trials:.3f} s each inside the worker)')
+    ray2, _ = ray_sweep_s(args, seeds2, 2)
+    ray_scaling = (len(seeds2) / ray2) / (args.trials / ray1)
+    print(f'ray 2 CPUs:    {len(seeds2)} trials: {ray2 / len(seeds2):.3f} s/trial; throughput '
+          f'{ray_scaling:.2f}x ray 1 CPU (target >= 1.8x), {(len(seeds2) / ray2) / (args.trials / bare1):.2f}x bare serial, '
+          f'{ray_scaling / bare_scaling:.2f} of the bare 2-process scaling')
+
+
+if __name__ == '__main__':
+    main()
