@@ -20,7 +20,7 @@ setup(
         'console_scripts': [
             'gait_node = cobra_gaits.gait_node:main',
             'export_gait_csv = cobra_gaits.export_csv:main',
-            'path_forecast = cobra_gaits.path_forecast_node:main',
+            'path_forecast_node = cobra_gaits.path_forecast_node:main',
         ],
     },
 )

@@ -26,6 +26,7 @@ from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import ParameterEvent
 from rcl_interfaces.srv import GetParameters
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import parameter_value_to_python
 from rclpy.parameter_client import AsyncParameterClient
@@ -150,7 +151,8 @@ class PathForecastNode(Node):
                                  qos_profile_parameter_events)
         self.create_subscription(Odometry, 'odom', self._on_odom, qos_profile_sensor_data)
         self._worker = LatestOnlyWorker(self._forecast_and_publish)
-        self.create_timer(POLL_PERIOD_S, self._ask_gait_node)
+        # wall (steady) time: the gait node is found also before a sim publishes /clock
+        self.create_timer(POLL_PERIOD_S, self._ask_gait_node, clock=Clock(clock_type=ClockType.STEADY_TIME))
         if p['republish_period_s'] > 0.0:
             self.create_timer(p['republish_period_s'], self._request)
         self.get_logger().info(f"forecasting {self._cycles} cycles of {self._gait_node}'s gait on "

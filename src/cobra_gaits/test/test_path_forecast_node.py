@@ -122,3 +122,18 @@ def test_declare_parameters_declares_everything_without_side_effects(ros_node) -
         assert [p.topic_name for p in bare.publishers] == ['/parameter_events']  # rclpy's own only
     finally:
         bare.destroy_node()
+
+
+def test_on_sim_time_the_gait_node_is_found_before_any_clock(ros_env, ros_node) -> None:
+    """No /clock yet (a sim that waits for its peers): the first path still comes, stamped at time 0."""
+    paths: list[Path] = []
+    ros_node.create_subscription(Path, 'gait/predicted_path', paths.append, PATH_QOS)
+    gait = subprocess.Popen(command('cobra_gaits.gait_node', GAIT_PARAMS, 'autostart:=false'), env=ros_env)
+    forecast = subprocess.Popen(command('cobra_gaits.path_forecast_node', FORECAST_PARAMS, 'use_sim_time:=true',
+                                        'frame_prefix:=r1/'), env=ros_env)
+    try:
+        path = wait_for_path(ros_node, paths, lambda path: len(path.poses) > 1)
+        assert path.header.frame_id == 'r1/odom' and stamp_s(path.header.stamp) == 0.0
+    finally:
+        codes = stop(forecast), stop(gait)
+    assert codes == (0, 0)
