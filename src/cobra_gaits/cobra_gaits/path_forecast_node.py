@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import ParameterEvent
@@ -219,7 +220,7 @@ class PathForecastNode(Node):
                 self._cache = (request.params, forecast_body_path(
                     self._robot, self._body, request.params, self._cycles, self._steps, self._epsilon,
                     self._band_m))
-        except PredictorError as error:
+        except (PredictorError, GaitError, np.linalg.LinAlgError) as error:  # the worker must live on
             self.get_logger().warning(f'forecast failed for {request.params}: {error}', throttle_duration_sec=10.0)
             return
         placed = place_body_path(self._cache[1], request.position_m, request.quaternion_xyzw)

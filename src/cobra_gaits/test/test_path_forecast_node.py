@@ -137,3 +137,31 @@ def test_on_sim_time_the_gait_node_is_found_before_any_clock(ros_env, ros_node) 
     finally:
         codes = stop(forecast), stop(gait)
     assert codes == (0, 0)
+
+
+def test_the_worker_runs_the_newest_request_and_drops_the_stale_ones() -> None:
+    """While one forecast runs, newer requests replace each other: only the newest is run next."""
+    import threading
+
+    from cobra_gaits.path_forecast_node import LatestOnlyWorker
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    processed: list[int] = []
+
+    def work(request: int) -> None:
+        processed.append(request)
+        started.set()
+        release.wait()
+        if len(processed) == 2:
+            done.set()
+
+    worker = LatestOnlyWorker(work)  # type: ignore[arg-type]
+    try:
+        worker.submit(1)  # type: ignore[arg-type]
+        assert started.wait(timeout=WAIT_LIMIT_S)
+        for request in (2, 3, 4):
+            worker.submit(request)  # type: ignore[arg-type]
+        release.set()
+        assert done.wait(timeout=WAIT_LIMIT_S)
+    finally:
+        worker.stop()
+    assert processed == [1, 4]
