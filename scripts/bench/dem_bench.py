@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -75,16 +76,18 @@ def worker(args: argparse.Namespace) -> None:
 
 
 def measure(ranks: int, args: argparse.Namespace) -> dict[str, float]:
+    # one thread per rank for both (numpy's BLAS pool in the Python ranks oversubscribes the cores)
+    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
     with tempfile.TemporaryDirectory(prefix='dem_bench_') as work:
         prefix = ['mpirun', '-np', str(ranks)] if ranks > 1 else []
         ours = subprocess.run([*prefix, sys.executable, __file__, '--worker', '--work', work, '--steps',
-                               str(args.steps), '--bed', args.bed], capture_output=True, text=True, check=True)
+                               str(args.steps), '--bed', args.bed], capture_output=True, text=True, check=True, env=env)
         result = json.loads(ours.stdout.strip().splitlines()[-1])
         # the bare script: same bed, same commands, one `run`, through the lmp executable
         lmp = shutil.which('lmp') or str(Path(sys.executable).parent / 'lmp')
         log = Path(work) / 'bare.log'
         subprocess.run([*prefix, lmp, '-in', 'bare.in', '-log', str(log), '-screen', 'none', '-nocite'],
-                       cwd=work, check=True, capture_output=True)
+                       cwd=work, check=True, capture_output=True, env=env)
         loops = re.findall(r'Loop time of ([0-9.eE+-]+) on (\d+) procs for (\d+) steps', log.read_text())
         bare_s = float(loops[-1][0])
         assert int(loops[-1][2]) == result['steps'], loops

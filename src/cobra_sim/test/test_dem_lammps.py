@@ -127,7 +127,8 @@ def test_two_ranks_settle_the_same_bed_statistics_as_one(tmp_path: Path) -> None
             f'"body": {{"start_x_m": 0.1, "settle_time_s": 0.1}}}}).validate(), Path({str(tmp_path / "two")!r}), '
             'log=print)')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT / 'src' / 'cobra_sim'),
-                                                       os.environ.get('PYTHONPATH', '')]))
+                                                       os.environ.get('PYTHONPATH', '')]),
+               OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
     result = subprocess.run(['mpirun', '-np', '2', sys.executable, '-c', code], env=env, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
