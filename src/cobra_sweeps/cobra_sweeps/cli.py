@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cobra_sweeps.plots import plot_sweep
 from cobra_sweeps.runner import TABLE_NAME, metric_summary, run_sweep
-from cobra_sweeps.spec import SweepSpecError, load_spec
+from cobra_sweeps.spec import SweepSpec, SweepSpecError, load_spec
 
 EXIT_BAD_INPUT = 2
 
@@ -49,6 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     except SweepSpecError as error:
         print(f'cobra_sweep: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    try:
+        return report(args, spec)
+    except ConnectionError as error:  # ray.init(address=...) found no cluster, or was refused
+        print(f'cobra_sweep: error: --address {args.address}: {error}. Check the address (ray status on the head '
+              f'prints it); a cluster started with token authentication (Ray 2.60 default) needs '
+              f'RAY_AUTH_MODE=token and its token in ~/.ray/auth_token here too', file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def report(args: argparse.Namespace, spec: SweepSpec) -> int:
+    """Runs the sweep or calibration and prints the outcome."""
     if args.command == 'calibrate':
         from cobra_sweeps.calibrate import calibrate
         result = calibrate(spec, args.out, args.num_cpus, args.address, progress=not args.no_progress)

@@ -211,10 +211,10 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, num_cpus: int | None = None,
               retry_failed: bool = False, progress: bool = True, derived: Derived | None = None) -> pd.DataFrame:
     """Runs the spec's trials not yet in out_dir's table; returns the whole table."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    started_ray = init_ray(num_cpus, address)
+    started_ray = init_ray(num_cpus, address)  # before the folder: a wrong address leaves nothing behind
     import ray
     try:
+        out_dir.mkdir(parents=True, exist_ok=True)
         runner = SweepRunner(spec, out_dir, derived, retry_failed)
         if spec.search == 'grid':
             runner.run_list(spec.grid(), progress)
