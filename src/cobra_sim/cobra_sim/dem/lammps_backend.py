@@ -2,8 +2,8 @@
 
 Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic, z bed normal):
   - grains: three-sphere clumps, type 1, one body each of a `fix rigid molecule` (pair granular
-    allows one rigid fix, so the wheel is a body of the same fix) (per-sphere
-    density scaled so a clump weighs rho x the union volume); intra-body pairs excluded;
+    allows one rigid fix, so the wheel is a body of the same fix); per-sphere density scaled so
+    a clump weighs rho x the union volume; intra-body pairs excluded;
   - rough base: one layer of frozen grain-sized spheres (type 3, never integrated) on a square
     lattice, so the bed cannot slide on a smooth floor under tilted gravity;
   - wheel: rim of overlapping spheres (type 2), the last body of that fix, whose mass and

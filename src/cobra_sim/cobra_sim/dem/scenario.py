@@ -15,9 +15,12 @@ Crr per material directly):
   - normal: `hertz/material E CoR nu` with `damping coeff_restitution`: Hertz stiffness from
     E and nu, damping chosen so a binary collision restitutes CoR (DEM-Engine's Hertz-Mindlin).
     Same-material pairs take the material's E, nu, CoR; the wheel/terrain pair is given
-    explicitly with the effective modulus 1/E* = (1-nu_w^2)/E_w + (1-nu_t^2)/E_t (LAMMPS uses
-    E*/... of the explicit pair as if both sides had it, so we pass E_pair = 2 (1 - nu^2) E*)
-    and the thesis's wheel/terrain CoR 0.2.
+    explicitly with the effective modulus 1/E* = (1-nu_w^2)/E_w + (1-nu_t^2)/E_t (an explicit
+    i-j pair is treated as two bodies of the given E, nu, i.e. E* = E / (2 (1 - nu^2)), so we pass
+    E_pair = 2 (1 - nu^2) E*), the thesis's wheel/terrain CoR 0.2 and mu 0.67; the wheel/terrain
+    rolling resistance is the larger C_rr (0.05: not stated for the pair in the thesis).
+  - clump inertia: fix rigid sums the three spheres (overlaps counted twice in the inertia; the
+    mass is right because the sphere density is scaled to the union volume).
   - tangential: `mindlin NULL x_gt mu`: Mindlin stiffness 8 G* sqrt(R delta) from E, nu (NULL),
     damping factor x_gt = sqrt(2 (1-nu)/(2-nu)) which matches DEM-Engine's tangential damping,
     Coulomb cap mu (terrain 0.67, wheel/terrain 0.67, wheel 0.6).
