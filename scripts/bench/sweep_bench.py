@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -39,12 +40,13 @@ def trial_params(args: argparse.Namespace, seed: int) -> dict:
     return {'terrain': args.terrain, 'duration_s': args.sim_s, 'seed': seed}
 
 
-def bare_serial_s(args: argparse.Namespace, seeds: list[int]) -> float:
+def bare_serial_s(args: argparse.Namespace, seeds: list[int]) -> tuple[float, float]:
+    """(wall s, CPU s) of the trials run one after another in this process."""
     run_trial(trial_params(args, 10_000))  # warm-up: imports, robot model cache
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     for seed in seeds:
         run_trial(trial_params(args, seed))
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - started_cpu
 
 
 def _pool_trial(job: tuple[argparse.Namespace, int]) -> None:
@@ -59,8 +61,8 @@ def bare_parallel_s(args: argparse.Namespace, seeds: list[int]) -> float:
         return time.perf_counter() - started
 
 
-def ray_sweep_s(args: argparse.Namespace, seeds: list[int], num_cpus: int) -> tuple[float, float]:
-    """(sweep wall s, sum of the trials' own wall s inside the workers)."""
+def ray_sweep_s(args: argparse.Namespace, seeds: list[int], num_cpus: int) -> tuple[float, float, float, float]:
+    """(sweep wall s, sum of the trials' own wall s and CPU s in the workers, driver CPU s)."""
     import ray
     init_ray(num_cpus, None)
     try:
@@ -70,13 +72,13 @@ def ray_sweep_s(args: argparse.Namespace, seeds: list[int], num_cpus: int) -> tu
             run_sweep(warm, Path(out) / 'warm', progress=False)
             time.sleep(args.ray_settle_s)  # Ray's daemons finish starting up before the clock runs
             spec = parse_spec({'search': 'grid', 'fixed': fixed, 'space': {'seed': seeds}})
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             table = run_sweep(spec, Path(out) / 'sweep', progress=False)
-            elapsed = time.perf_counter() - started
+            elapsed, driver_cpu = time.perf_counter() - started, time.process_time() - started_cpu
         failed = int(table['error'].notna().sum())
         if failed:
             raise SystemExit(f'{failed} bench trials failed: {table["error"].dropna().iloc[0]}')
-        return elapsed, float(table['wall_s'].sum())
+        return elapsed, float(table['wall_s'].sum()), float(table['cpu_s'].sum()), driver_cpu
     finally:
         ray.shutdown()
 
@@ -91,26 +93,30 @@ def main() -> None:
     seeds = list(range(args.trials))
     seeds2 = list(range(2 * args.trials))
 
-    bare1 = bare_serial_s(args, seeds)
+    bare1, bare1_cpu = bare_serial_s(args, seeds)
     per_trial_bare = bare1 / args.trials
     print(f'bare serial:   {args.trials} trials of {args.sim_s:g} s sim on {args.terrain}: '
-          f'{per_trial_bare:.3f} s/trial (1.00x)')
+          f'{per_trial_bare:.3f} s/trial wall, {bare1_cpu / args.trials:.3f} s/trial CPU (1.00x)')
     bare2 = bare_parallel_s(args, seeds2)
     bare_scaling = (len(seeds2) / bare2) / (args.trials / bare1)
     print(f'bare parallel: 2 processes, {len(seeds2)} trials: {bare2 / len(seeds2):.3f} s/trial, '
-          f'throughput {bare_scaling:.2f}x bare serial (the machine\'s own 2-core ceiling)')
-    ray1, inside1 = ray_sweep_s(args, seeds, 1)
+          f"throughput {bare_scaling:.2f}x bare serial (the machine's own 2-core ceiling)")
+    ray1, inside1, inside1_cpu, driver1_cpu = ray_sweep_s(args, seeds, 1)
     overhead = (ray1 / args.trials - per_trial_bare) / per_trial_bare
-    print(f'ray 1 CPU:     {ray1 / args.trials:.3f} s/trial = {ray1 / bare1:.3f}x bare serial; '
-          f'overhead per trial {100 * overhead:+.1f} % of a {args.sim_s:g} s sim trial (target < 5 %); '
-          f'sweep wall outside the trials themselves: {100 * (ray1 - inside1) / inside1:+.1f} % '
-          f'(trials took {inside1 / args.trials:.3f} s each inside the worker)')
-    ray2, _ = ray_sweep_s(args, seeds2, 2)
+    cpu_overhead = (inside1_cpu + driver1_cpu - bare1_cpu) / bare1_cpu
+    print(f'ray 1 CPU:     {ray1 / args.trials:.3f} s/trial = {ray1 / bare1:.3f}x bare serial: overhead per trial '
+          f'{100 * overhead:+.1f} % of a {args.sim_s:g} s sim trial by wall time (target < 5 %)')
+    print(f'               by CPU time (load-proof: trial CPU in the workers + driver CPU vs bare CPU): '
+          f'{100 * cpu_overhead:+.1f} %; sweep wall outside the trials themselves: '
+          f'{100 * (ray1 - inside1) / inside1:+.1f} % (a trial took {inside1 / args.trials:.3f} s wall, '
+          f'{inside1_cpu / args.trials:.3f} s CPU in its worker)')
+    ray2, _, _, _ = ray_sweep_s(args, seeds2, 2)
     ray_scaling = (len(seeds2) / ray2) / (args.trials / ray1)
     print(f'ray 2 CPUs:    {len(seeds2)} trials: {ray2 / len(seeds2):.3f} s/trial; throughput '
           f'{ray_scaling:.2f}x ray 1 CPU (target >= 1.8x), {(len(seeds2) / ray2) / (args.trials / bare1):.2f}x bare serial, '
           f'{ray_scaling / bare_scaling:.2f} of the bare 2-process scaling')
-
+    print(f'load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs '
+          f'(above the CPU count, every wall-time ratio here is contention as much as Ray)')
 
 if __name__ == '__main__':
     main()

@@ -31,15 +31,16 @@ from cobra_sweeps.spec import SweepSpec, resolve_function, trial_key
 TABLE_NAME = 'results.parquet'
 MAX_ATTEMPTS = 2  # first try + one retry
 MAX_REPEATED_SUGGESTIONS = 100  # a searcher stuck on finished points: run them again rather than loop
-ID_COLUMNS = ('trial_key', 'error', 'attempts', 'wall_s', 'host')
+ID_COLUMNS = ('trial_key', 'error', 'attempts', 'wall_s', 'cpu_s', 'host')
 Derived = Callable[[dict[str, Any]], dict[str, float]]
 
 
 def execute_trial(function_path: str, params: dict[str, Any]) -> dict[str, Any]:
     """Runs in a Ray worker: the trial function's metrics plus its wall time and host."""
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     metrics = dict(resolve_function(function_path)(params))
-    return {**metrics, 'wall_s': time.perf_counter() - started, 'host': socket.gethostname()}
+    return {**metrics, 'wall_s': time.perf_counter() - started, 'cpu_s': time.process_time() - started_cpu,
+            'host': socket.gethostname()}
 
 
 def table_path(out_dir: Path) -> Path:
