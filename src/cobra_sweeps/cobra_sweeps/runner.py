@@ -18,7 +18,6 @@ import os
 import socket
 import sys
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -228,9 +227,6 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, num_cpus: int | None = None,
         if started_ray:
             ray.shutdown()
 
-
-def format_failure(error: BaseException) -> str:
-    return ''.join(traceback.format_exception_only(type(error), error)).strip()
 
 
 def metric_summary(table: pd.DataFrame, metrics: Mapping[str, str]) -> str:
