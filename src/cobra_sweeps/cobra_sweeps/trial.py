@@ -170,7 +170,7 @@ def run_trial(params: Mapping[str, Any]) -> dict[str, float]:
         targets[index] = generator.positions()
         sim.targets_rad[:] = targets
         sim.step_control_period()
-        if period < ramp_periods:
+        if period < ramp_periods - 1:  # the last ramp period's end state opens the window
             continue
         state = sim.body_state()
         torque = sim.joint_efforts()

@@ -140,3 +140,27 @@ def test_bad_input_is_one_clear_error_exit_2_nothing_written(
     for word in words:
         assert word in error
     assert not out.exists()
+
+
+def test_trial_metrics_on_made_up_samples() -> None:
+    """COM moving 0.5 m along +y in 2 cycles of 1 s, one joint at a steady 3 W, a body turning
+    0.1 rad: speed, stride, direction, CoT = work / (m g d), drift, peaks, sinkage."""
+    from cobra_sweeps.trial import STANDARD_GRAVITY_M_S2, TrialSamples, trial_metrics
+    dt_s, count = 0.01, 201
+    t = np.arange(count) * dt_s
+    yaw = 0.05 * t  # 0.1 rad over the 2 s window
+    axis = np.stack([np.cos(yaw), np.sin(yaw)], axis=1)
+    link_xy = axis[:, None, :] * np.array([0.2, 0.0, -0.2])[None, :, None]  # head first, along the axis
+    samples = TrialSamples(
+        com_m=[np.array([0.0, 0.25 * k * dt_s, 0.05]) for k in range(count)],
+        link_xy_m=list(link_xy), lowest_link_z_m=[0.03] * count,
+        power_w=[np.array([3.0, 0.0])] * count, torque_nm=[np.array([1.5, -0.0])] * count,
+        normal_force_n=[10.0] * (count - 1) + [25.0])
+    metrics = trial_metrics(samples, dt_s, cycles=2, frequency_hz=1.0, mass_kg=4.0, rest_height_m=0.04)
+    assert metrics['speed_m_s'] == pytest.approx(0.25)
+    assert metrics['stride_m_per_cycle'] == pytest.approx(0.25)
+    assert metrics['travel_direction_rad'] == pytest.approx(math.pi / 2)
+    assert metrics['heading_drift_rad'] == pytest.approx(0.1, rel=1e-6)
+    assert metrics['cost_of_transport'] == pytest.approx(3.0 * count * dt_s / (4.0 * STANDARD_GRAVITY_M_S2 * 0.5))
+    assert metrics['peak_joint_power_w'] == 3.0 and metrics['peak_joint_torque_nm'] == 1.5
+    assert metrics['peak_normal_force_n'] == 25.0 and metrics['sinkage_m'] == pytest.approx(0.01)
