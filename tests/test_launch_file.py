@@ -132,7 +132,8 @@ def test_bad_input_exits_2_before_any_node_action_exists(launch_file, capsys, co
 
 def test_launch_system_configurations_are_not_unknown_arguments(launch_file):
     actions = _setup(launch_file, use_sim='true', record='false', **{'launch-prefix': 'nice'})
-    assert [a.kwargs['name'] for a in actions if type(a).__name__ == 'Node'] == ['gait_node', 'sim_node', 'state_publisher']
+    assert [a.kwargs['name'] for a in actions if type(a).__name__ == 'Node'] == [
+        'gait_node', 'sim_node', 'state_publisher', 'path_forecast']
 
 
 SIM = NodeSpec('cobra_sim', 'sim_node', 'sim_node', (), ends_run=True)
@@ -189,7 +190,7 @@ def test_lts_launch_runs_the_tsnake_gait_and_sim_from_its_urdf(launch_file):
 def test_tumble_launch_runs_the_cobra_tumble_gait_on_a_24_degree_slope(launch_file):
     actions = _setup(launch_file, record='false')
     nodes = {n.kwargs['name']: n.kwargs for n in actions if type(n).__name__ == 'Node'}
-    assert list(nodes) == ['gait_node', 'sim_node', 'state_publisher']
+    assert list(nodes) == ['gait_node', 'sim_node', 'state_publisher', 'path_forecast']
     assert nodes['gait_node']['parameters'][-1]['gait'] == 'tumble'
     assert nodes['sim_node']['parameters'][-1]['slope_deg'] == 24.0
     assert 'urdf_path' not in nodes['sim_node']['parameters'][-1]  # COBRA: the installed default

@@ -258,6 +258,10 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
                           files('state_publisher.yaml'),
                           {'use_sim_time': use_sim, **frame_prefix, **urdf},
                           arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
+    if robot == DEFAULT_ROBOT and gait not in (CSV_GAIT, LTS_GAIT):  # sidewinding: its predicted path
+        nodes.append(NodeSpec('cobra_gaits', 'path_forecast_node', 'path_forecast', files('path_forecast.yaml'),
+                              {'use_sim_time': use_sim, **frame_prefix, **urdf},
+                              arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
     if record:
         bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
         if bag_path.exists():

@@ -154,7 +154,8 @@ def _declared_values(spec: NodeSpec, namespace: str, context: Any
     return result
 
 
-KNOWN_NODE_NAMES = ('logger', 'gait_node', 'sim_node', 'joint_driver', 'odometry')  # every mode's
+KNOWN_NODE_NAMES = ('logger', 'gait_node', 'sim_node', 'joint_driver', 'odometry', 'state_publisher',
+                    'path_forecast')  # every mode's
 
 
 def section_pattern(key: str) -> re.Pattern[str]:
@@ -235,7 +236,7 @@ def validate_node_set(specs: Sequence[NodeSpec], namespace: str,
                 spec = specs[index] = replace(spec, parameters={
                     **spec.parameters, 'command_period_s': 1.0 / values_by_node['gait_node']['rate_hz']})
             values, declared, overrides = _declared_values(spec, namespace, context)
-            if spec.package == 'cobra_gaits':
+            if spec.executable == 'gait_node':
                 check_gait_source(values)
             elif values.get('urdf_path'):
                 check_urdf(spec, values['urdf_path'])

@@ -103,6 +103,7 @@ def test_sim_mode_runs_logger_first_then_gait_and_sim():
         ('cobra_gaits', 'gait_node', 'gait_node'),
         ('cobra_sim', 'sim_node', 'sim_node'),
         ('cobra_description', 'state_publisher_node', 'state_publisher'),
+        ('cobra_gaits', 'path_forecast_node', 'path_forecast'),
     ]
 
 
@@ -138,7 +139,7 @@ def test_sim_waits_for_the_gait_always_and_for_the_recorder_only_when_recording(
 
 def test_record_false_has_no_logger():
     nodes = _nodes('use_sim:=true', 'record:=false')
-    assert [n.name for n in nodes] == ['gait_node', 'sim_node', 'state_publisher']
+    assert [n.name for n in nodes] == ['gait_node', 'sim_node', 'state_publisher', 'path_forecast']
     assert all(n.package != 'cobra_logger' for n in nodes)
 
 
@@ -173,6 +174,7 @@ def test_hardware_mode_runs_driver_and_odometry(full_config):
         ('cobra_driver', 'driver_node', 'joint_driver'),
         ('cobra_odometry', 'odometry_node', 'odometry'),
         ('cobra_description', 'state_publisher_node', 'state_publisher'),
+        ('cobra_gaits', 'path_forecast_node', 'path_forecast'),
     ]
     by_name = _by_name(nodes)
     assert by_name['joint_driver'].params_files == (full_config / 'driver.yaml',)
@@ -246,7 +248,7 @@ def test_existing_bag_path_is_refused(tmp_path):
 def test_existing_bag_path_is_fine_without_recording(tmp_path):
     (tmp_path / 'old_bag').mkdir()
     nodes = _nodes('use_sim:=true', 'record:=false', f'bag_path:={tmp_path / "old_bag"}')
-    assert [n.name for n in nodes] == ['gait_node', 'sim_node', 'state_publisher']
+    assert [n.name for n in nodes] == ['gait_node', 'sim_node', 'state_publisher', 'path_forecast']
 
 
 def test_bag_path_is_resolved_absolute(tmp_path):

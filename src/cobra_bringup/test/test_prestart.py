@@ -47,7 +47,7 @@ def _params_file(tmp_path: Path, text: str) -> str:
 
 def test_valid_sim_set_gives_every_node_its_declared_values():
     specs, values = _validate('use_sim:=true', 'duration:=5', 'lockstep:=off')
-    assert set(values) == {'logger', 'gait_node', 'sim_node', 'state_publisher'}
+    assert set(values) == {'logger', 'gait_node', 'sim_node', 'state_publisher', 'path_forecast'}
     assert values['sim_node']['duration_s'] == 5.0
     assert values['sim_node']['lockstep'] == 'off'  # a string, not the YAML boolean false
     assert values['gait_node']['rate_hz'] == 100.0
