@@ -8,10 +8,6 @@ bag's start and duration, the run summary.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +16,7 @@ from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
 
 from cobra_bringup.run_summary import summarize
+from cobra_common.node_process import start_node as start, stop_node as stop
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -31,17 +28,6 @@ NS_PER_S = 1_000_000_000
 TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
 
 
-def start(ros_env: dict[str, str], module: str, *ros_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=ros_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> str:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    return output
 
 
 def stamp_ns(message) -> int:

@@ -7,15 +7,12 @@ same seed record the same joint states, however loaded the machine is.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
+from cobra_common.node_process import start_node as start, stop_node as stop
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -26,17 +23,6 @@ COMMAND_PERIOD_NS = 10_000_000
 TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
 
 
-def start(ros_env: dict[str, str], module: str, *ros_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=ros_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> str:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    return output
 
 
 def record_unpaced_run(ros_env: dict[str, str], bag: Path) -> str:

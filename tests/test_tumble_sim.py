@@ -8,8 +8,6 @@ would otherwise hang.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ from std_msgs.msg import Bool, String
 from std_srvs.srv import Trigger
 
 from cobra_description.robot_model import load_robot_model
+from cobra_common.node_process import start_node as start, stop_node as stop
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -38,21 +37,6 @@ GAIT_JOINTS = [j.name for j in load_robot_model(URDF).gait_joints()]
 STRAIGHT_TOLERANCE_RAD = 0.15  # the gait's tumble.joint_tolerance_rad default
 
 
-def start(ros_env: dict[str, str], module: str, *ros_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=ros_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> str:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
-    try:
-        output, _ = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-    return output
 
 
 class TumbleProbe:

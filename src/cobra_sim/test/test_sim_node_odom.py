@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ from nav_msgs.msg import Odometry
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
+from cobra_common.node_process import start_node as start
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -40,10 +39,6 @@ def rotation_vector(matrix: np.ndarray) -> np.ndarray:
 def vector(v) -> np.ndarray:
     return np.array([v.x, v.y, v.z])
 
-
-def start(ros_env, module: str, *ros_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=ros_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
 def test_twist_matches_the_pose_differences_in_base_link(ros_env, ros_node):
