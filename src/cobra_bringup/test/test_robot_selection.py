@@ -107,11 +107,6 @@ def test_a_bad_lts_params_file_is_refused_before_any_node_starts(tmp_path, param
     assert message in str(error.value)
 
 
-def test_runner_exits_2_for_the_tsnake_on_hardware(capsys):
-    assert runner.main(['lts.launch.py', 'use_sim:=false']) == 2
-    assert 'error: robot:=tsnake runs in simulation only' in capsys.readouterr().err
-
-
 def test_runner_usage_shows_the_launch_files_defaults(capsys):
     assert runner.main(['lts.launch.py', '--help']) == 0
     text = capsys.readouterr().out
