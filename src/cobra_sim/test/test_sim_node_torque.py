@@ -36,8 +36,13 @@ def test_torque_on_does_not_snap_to_a_goal_sent_while_limp(ros_env, ros_node):
         assert torque.wait_for_service(timeout_sec=30.0)
 
         def set_torque(on: bool) -> None:
-            future = torque.call_async(SetBool.Request(data=on))
-            rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
+            # idempotent, so asked again if unanswered: a request sent just after discovery can be
+            # lost while the server's reply writer has not matched this client yet (DDS race)
+            for _ in range(3):
+                future = torque.call_async(SetBool.Request(data=on))
+                rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
+                if future.done():
+                    break
             assert future.result().success
 
         def command_for(position_rad: float, sim_seconds: float) -> None:
