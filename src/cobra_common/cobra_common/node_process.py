@@ -30,3 +30,31 @@ def stop_node(process: subprocess.Popen, timeout_s: float = 30.0) -> str:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
     return output
+
+
+class LoggedNode:
+    """A node process whose output goes to a file (long runs would fill a pipe): `output()` reads
+    what it printed so far, `stop()` sends SIGINT (SIGKILL after `timeout_s`) and returns its exit code."""
+
+    def __init__(self, env: Mapping[str, str], module: str, log_path: os.PathLike, *ros_args: str) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, 'w')
+        self.process = subprocess.Popen([sys.executable, '-m', module, '--ros-args', *ros_args], env=dict(env),
+                                        stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def output(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        with open(self.log_path) as log:
+            return log.read()
+
+    def stop(self, timeout_s: float = 15.0) -> int:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode

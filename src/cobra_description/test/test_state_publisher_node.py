@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +19,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
+from cobra_common.node_process import LoggedNode
 from cobra_description.robot_model import load_robot_model
 from cobra_description.tf_tree import quaternion_xyzw_to_matrix
 
@@ -32,37 +30,17 @@ STARTED_LINE = 'odom transform:'  # in the node's start-up log line
 SAFETY_TIMEOUT_S = 30.0  # only a failing node ever waits this long
 
 
-class NodeProcess:
-    def __init__(self, env: dict[str, str], log_path: Path, *parameters: str) -> None:
-        self.log_path = log_path
-        self._log = open(log_path, 'w')
-        args = [a for parameter in parameters for a in ('-p', parameter)]
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', 'cobra_description.state_publisher_node', '--ros-args', *args],
-            env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def output(self) -> str:
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_path.read_text()
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        self._log.close()
-        return self.process.returncode
+def NodeProcess(env: dict[str, str], log_path: Path, *parameters: str) -> LoggedNode:
+    """The state publisher with `-p name:=value` parameters, its output in log_path."""
+    return LoggedNode(env, 'cobra_description.state_publisher_node', log_path,
+                      *(a for parameter in parameters for a in ('-p', parameter)))
 
 
 @pytest.fixture
-def start_node(ros_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., NodeProcess]]:
-    started: list[NodeProcess] = []
+def start_node(ros_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., LoggedNode]]:
+    started: list[LoggedNode] = []
 
-    def start(*parameters: str) -> NodeProcess:
+    def start(*parameters: str) -> LoggedNode:
         node = NodeProcess(ros_env, tmp_path / f'node_{len(started)}.log', *parameters)
         started.append(node)
         return node
@@ -81,7 +59,7 @@ def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = SAF
     return condition()
 
 
-def wait_started(node: NodeProcess) -> None:
+def wait_started(node: LoggedNode) -> None:
     deadline = time.monotonic() + SAFETY_TIMEOUT_S
     while STARTED_LINE not in node.output():
         assert node.process.poll() is None, node.output()

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,29 +10,12 @@ import pytest
 import rclpy
 from rclpy.node import Node
 
+from cobra_common.node_process import LoggedNode
 
-class NodeProcess:
-    def __init__(self, args: list[str], env: dict[str, str], log_path: Path) -> None:
-        self.log_path = log_path
-        self._log = open(log_path, 'w')
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', 'cobra_odometry.odometry_node', '--ros-args', *args],
-            env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
 
-    def output(self) -> str:
-        self._log.flush()
-        return self.log_path.read_text()
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        self._log.close()
-        return self.process.returncode
+def NodeProcess(args: list[str], env: dict[str, str], log_path: Path) -> LoggedNode:
+    """The odometry node with these ROS arguments, its output in log_path."""
+    return LoggedNode(env, 'cobra_odometry.odometry_node', log_path, *args)
 
 
 @pytest.fixture
