@@ -252,6 +252,8 @@ class SimNode(Node):
                                              if p['wait_for_peers_s'] > 0.0 else None)
         self._clock_origin_grid_ns = origin_grid_ns(round(p['command_period_s'] * 1e9))
         self.clock_origin_ns = 0  # /clock value of t = 0: fixed when the run starts (clock_origin)
+        self._command_seen = False
+        self._clock_held_at_start = False  # /clock published at t = 0 while the first command is awaited
         if self._waiting_until is None:
             self._start_clock()
         self._lockstep_wait_started: float | None = None
@@ -293,6 +295,7 @@ class SimNode(Node):
             self.params[parameter.name] = parameter.value
 
     def _on_command(self, message: JointState) -> None:
+        self._command_seen = True
         verdict = self.guard.check_message(message, self.time_ns * 1e-9)
         if verdict.positions_rad is None:
             self.get_logger().warning(
@@ -372,8 +375,17 @@ class SimNode(Node):
         return missing
 
     def _peers_ready(self) -> bool:
-        """A node that starts late (a slow import on a loaded machine) must not miss the run's start."""
+        """A node that starts late (a slow import on a loaded machine) must not miss the run's start.
+
+        With wait_for_commands, t = 0 is also held until the first joint_commands message: the
+        gait sends it only once all its command subscribers (the logger's too) matched, which DDS
+        discovery can take seconds to report; a sim stepping before that runs without commands.
+        Meanwhile /clock repeats t = 0, so a gait on sim time has a time to stamp that command with.
+        """
         missing = self._missing_peers()
+        if not missing and self.params['wait_for_commands'] and not self._command_seen:
+            missing = [f'the first message on {self._command_sub.topic_name}']
+            self._hold_clock_at_start()
         if not missing:
             self.get_logger().info('peers present: starting')
         elif time.perf_counter() < self._waiting_until:
@@ -382,8 +394,22 @@ class SimNode(Node):
             self.get_logger().warning(f"gave up waiting for {', '.join(missing)}: starting without them")
         self._waiting_until = None
         self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
-        self._start_clock()
+        if not self._clock_held_at_start:
+            self._start_clock()
         return True
+
+    def _hold_clock_at_start(self) -> None:
+        """Publish /clock = t = 0 (again every CLOCK_REPEAT_S: a best-effort sample can be lost)."""
+        now = time.perf_counter()
+        if not self._clock_held_at_start:
+            self._clock_held_at_start = True
+            self._start_clock()
+            self.get_logger().info(f'peers present: holding t = 0 until the first {self._command_sub.topic_name}')
+        elif now - self._clock_repeated_at < CLOCK_REPEAT_S:
+            return
+        self._clock_repeated_at = now
+        self._clock.set_stamp_ns(self.clock_origin_ns + self.time_ns)
+        self._clock_pub.publish(self._clock.to_bytes())
 
     def _lockstep_peer(self, t_s: float, final: bool) -> tuple[str, str] | None:
         """The peer that holds the sim at boundary t_s (a lost peer is not waited for)."""

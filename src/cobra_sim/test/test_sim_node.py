@@ -185,18 +185,24 @@ def test_latch_and_torque_services(sim_process, ros_node):
     assert response.success and 'limp' in response.message
 
 
-def test_holds_time_at_zero_until_a_gait_publishes_commands(ros_env, ros_node):
+def test_holds_time_at_zero_until_the_first_command_arrives(ros_env, ros_node):
     process = start_sim(ros_env, 'wait_for_peers_s:=60.0', 'wait_for_recorder:=false')
     try:
         clocks: list[Clock] = []
         ros_node.create_subscription(Clock, 'clock', clocks.append, RELIABLE)
         spin_until(ros_node, lambda: False, 4.0)  # well past start-up and settling
         assert not clocks
-        ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
-        spin_until(ros_node, lambda: clocks and stamp_seconds(clocks[-1].clock) > 0.5, 20.0)
-        assert stamp_seconds(clocks[0].clock) < 0.05 and stamp_seconds(clocks[-1].clock) > 0.5
+        commands = ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
+        # a publisher alone does not start the run (its first command may still be held back for
+        # a subscriber DDS has not matched yet): /clock repeats t = 0 until a command arrives
+        spin_until(ros_node, lambda: len(clocks) >= 3, 20.0)
+        assert len(clocks) >= 3 and all(stamp_seconds(clock.clock) == 0.0 for clock in clocks)
+        commands.publish(JointState())  # any message: a bad one still shows the gait is there
+        spin_until(ros_node, lambda: stamp_seconds(clocks[-1].clock) > 0.5, 20.0)
+        assert stamp_seconds(clocks[-1].clock) > 0.5
     finally:
         output = stop_sim(process)
+    assert 'peers present: holding t = 0 until the first /joint_commands' in output
     assert 'peers present: starting' in output
 
 

@@ -43,8 +43,9 @@ def test_stops_while_held_in_lockstep_by_a_silent_gait(ros_env, ros_node, signum
     clocks: list[Clock] = []
     ros_node.create_subscription(Clock, '/clock', clocks.append, RELIABLE)
     silent_gait = ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
+    # wait_for_commands off: the run starts without a first command, the boundary then holds it
     process = start_sim(ros_env, 'real_time_factor:=0.0', 'lockstep:=on', 'wait_for_peers_s:=60.0',
-                        'wait_for_recorder:=false', 'lockstep_peer_timeout_s:=0.5')
+                        'wait_for_recorder:=false', 'wait_for_commands:=false', 'lockstep_peer_timeout_s:=0.5')
     try:
         deadline = time.monotonic() + 30.0
         while time.monotonic() < deadline and len([c for c in clocks if stamp_seconds(c.clock) >= 0.01]) < 20:
