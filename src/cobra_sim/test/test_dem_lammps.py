@@ -142,3 +142,20 @@ def test_two_ranks_settle_the_same_bed_statistics_as_one(tmp_path: Path) -> None
     assert abs(stats_one['packing_fraction'] - stats_two['packing_fraction']) < 0.03, (stats_one, stats_two)
     assert abs(stats_one['surface_m'] - stats_two['surface_m']) < 0.5 * scenario.bed.sphere_radius_m
     assert stats_two['max_overlap_of_radius'] < 0.01
+
+
+def test_scenario_samples_stream_and_close_early(cache_dir: Path, deep_bed: object) -> None:
+    scenario = small_scenario(slope_deg=0.0, duration_s=0.2, body_motion='free')
+    samples = lammps_backend.scenario_samples(scenario, cache_dir, log=lambda _line: None)
+    taken = [next(samples) for _ in range(3)]
+    assert [round(s.t_s, 6) for s in taken] == [0.0, 0.01, 0.02]       # body_sample_interval_s
+    first = taken[0]
+    assert first.grain_positions_m is not None                            # snapshot at t = 0 (10 FPS)
+    assert taken[1].grain_positions_m is None and taken[2].grain_positions_m is None
+    assert first.grain_positions_m.shape == (len(first.grain_radius_m), 3) == (len(first.grain_clump_id), 3)
+    assert set(first.body) == {'position_m', 'quaternion_wxyz', 'velocity_m_s', 'angular_velocity_rad_s',
+                               'contact_force_n', 'contact_torque_nm'}
+    assert not any(s.final for s in taken)
+    assert len(list(cache_dir.glob('run_*.data'))) == 1                 # the run is open
+    samples.close()                                                       # unfinished: cleans up
+    assert list(cache_dir.glob('run_*.data')) == [] and list(cache_dir.glob('wheel_*.txt')) == []

@@ -22,7 +22,7 @@ import ctypes
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -478,9 +478,32 @@ def _wrap_clumps(positions: np.ndarray, bed: Bed) -> np.ndarray:
     return out
 
 
-def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CACHE_DIR,
-                 progress: ProgressCallback | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Settle (or load) the bed, drop the wheel on it, tilt gravity, run and write the outputs."""
+@dataclass
+class DemSample:
+    """One body sample of a running scenario (bed frame: x downslope, y across, z bed normal).
+
+    `body` holds LammpsRun.wheel_state()'s arrays; `grain_positions_m` (unwrapped grain sphere
+    centres, [n, 3]) is set on rank 0 every output_interval_s and None otherwise, so a consumer can
+    publish or store frames without gathering the bed itself."""
+
+    t_s: float
+    body: dict[str, np.ndarray]
+    sinkage_m: float
+    grain_positions_m: np.ndarray | None
+    grain_radius_m: np.ndarray
+    grain_clump_id: np.ndarray
+    bed_length_m: float
+    bed_width_m: float
+    rank: int = 0          # this process's MPI rank (only rank 0 should write or publish)
+    ranks: int = 1         # MPI world size
+    final: bool = False    # the last sample of duration_s (the run is still open while it is handled)
+
+
+def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
+                     log: Callable[[str], None] = print) -> Iterator[DemSample]:
+    """Settle (or load) the bed, drop the wheel on it, tilt gravity and yield a DemSample every
+    body_sample_interval_s up to duration_s. LAMMPS is closed when the generator ends or is
+    closed early (`close()`, garbage collection), so a consumer may stop at any sample."""
     sc = scenario
     bed = settled_bed(sc, cache_dir, log=log)
     body = sc.body
@@ -495,61 +518,77 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
     clearance = grains[near, 2] + a + np.sqrt(body.radius_m ** 2 - dx[near] ** 2)
     z_centre = float(clearance.max()) + WHEEL_DROP_GAP_M if np.any(near) else surface_m + body.radius_m
     centre = np.array([x_centre, y_centre, z_centre])
+    grain_radius_m = bed.radius_m[bed.grain_mask]
+    grain_clump_id = bed.molecule[bed.grain_mask]
+    data_path = cache_dir / f'run_{os.getppid()}.data'
+    wheel_path = cache_dir / f'wheel_{os.getppid()}.txt'
     run = LammpsRun(sc)
     try:
-        run.build(bed, cache_dir / f'run_{os.getppid()}.data', wheel_centre_m=centre)
+        run.build(bed, data_path, wheel_centre_m=centre)
         if run.rank == 0:
             log(sc.time_step_report())
             log(f'bed surface {surface_m * 1e3:.1f} mm; {int(bed.grain_mask.sum())} grain spheres, '
                 f'{len(run.wheel_ids)} wheel spheres, {run.ranks} rank(s); wheel settles '
                 f'{body.settle_time_s} s on the level bed before the slope')
         # 1) the wheel settles without spin under bed-normal gravity; 2) slope + motion from t = 0
-        run.add_wheel_body(cache_dir / f'wheel_{os.getppid()}.txt', centre, velocity_m_s=np.zeros(3), spin_rad_s=0.0,
-                           spin_free=False)
+        run.add_wheel_body(wheel_path, centre, velocity_m_s=np.zeros(3), spin_rad_s=0.0, spin_free=False)
         run.first_run()
         run.run_steps(max(1, round(body.settle_time_s / sc.dt_s)))
         settled_state = run.wheel_state()
         run.command('unfix bodies' + ('\nunfix lb' if run.lmp.has_id('fix', 'lb') else ''))
-        run.add_wheel_body(cache_dir / f'wheel_{os.getppid()}.txt', settled_state['position_m'],
-                           velocity_m_s=settled_state['velocity_m_s'],
+        run.add_wheel_body(wheel_path, settled_state['position_m'], velocity_m_s=settled_state['velocity_m_s'],
                            spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
                            spin_free=body.motion == 'free')
         run.set_gravity_deg(sc.slope_deg)
         run.first_run()
-        trace = BodyTrace()
-        snapshot_times: list[float] = []
-        snapshots: list[np.ndarray] = []
         sample_steps = max(1, round(sc.body_sample_interval_s / sc.dt_s))
         samples_per_snapshot = max(1, round(sc.output_interval_s / (sample_steps * sc.dt_s)))
         total_samples = math.ceil(sc.duration_s / (sample_steps * sc.dt_s))
-        started = time.monotonic()
         for k in range(total_samples + 1):
             if k > 0:
                 run.run_steps(sample_steps)
-            t_s = k * sample_steps * sc.dt_s
             state = run.wheel_state()
-            trace.time_s.append(t_s)
-            for name, value in state.items():
-                getattr(trace, name).append(value)
-            trace.sinkage_m.append(surface_m - (state['position_m'][2] - body.radius_m))
+            positions: np.ndarray | None = None
             if k % samples_per_snapshot == 0:
-                positions = run.gather_bed_positions()
+                gathered = run.gather_bed_positions()          # collective: every rank gathers
                 if run.rank == 0:
-                    snapshot_times.append(t_s)
-                    snapshots.append(positions[bed.grain_mask])
-            if progress is not None and run.rank == 0:
-                progress(t_s, time.monotonic() - started)
-        arrays = trace.arrays()
-        summary: dict[str, Any] = {}
-        if run.rank == 0:
-            summary = write_outputs(out_dir, sc, arrays, snapshot_times, snapshots,
-                                    bed.radius_m[bed.grain_mask], bed.molecule[bed.grain_mask])
-            summary['wall_time_s'] = time.monotonic() - started
-            summary['ranks'] = run.ranks
-        run.barrier()
+                    positions = gathered[bed.grain_mask]
+            yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state,
+                            sinkage_m=float(surface_m - (state['position_m'][2] - body.radius_m)),
+                            grain_positions_m=positions, grain_radius_m=grain_radius_m,
+                            grain_clump_id=grain_clump_id, bed_length_m=bed.length_m, bed_width_m=bed.width_m,
+                            rank=run.rank, ranks=run.ranks, final=k == total_samples)
+        run.barrier()        # rank 0 handled the final sample (wrote its files) before any rank closes
     finally:
         run.close()
         if run.rank == 0:
-            (cache_dir / f'run_{os.getppid()}.data').unlink(missing_ok=True)
-            (cache_dir / f'wheel_{os.getppid()}.txt').unlink(missing_ok=True)
+            data_path.unlink(missing_ok=True)
+            wheel_path.unlink(missing_ok=True)
+
+
+def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CACHE_DIR,
+                 progress: ProgressCallback | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run scenario_samples to the end and write trajectory.npz, particles.npz and summary.json (rank 0)."""
+    trace = BodyTrace()
+    snapshot_times: list[float] = []
+    snapshots: list[np.ndarray] = []
+    summary: dict[str, Any] = {}
+    started: float | None = None
+    for sample in scenario_samples(scenario, cache_dir, log=log):
+        if started is None:
+            started = time.monotonic()
+        trace.time_s.append(sample.t_s)
+        for name, value in sample.body.items():
+            getattr(trace, name).append(value)
+        trace.sinkage_m.append(sample.sinkage_m)
+        if sample.grain_positions_m is not None:
+            snapshot_times.append(sample.t_s)
+            snapshots.append(sample.grain_positions_m)
+        if progress is not None and sample.rank == 0:
+            progress(sample.t_s, time.monotonic() - started)
+        if sample.final and sample.rank == 0:
+            summary = write_outputs(out_dir, scenario, trace.arrays(), snapshot_times, snapshots,
+                                    sample.grain_radius_m, sample.grain_clump_id)
+            summary['wall_time_s'] = time.monotonic() - started
+            summary['ranks'] = sample.ranks
     return summary
