@@ -6,7 +6,9 @@ latched), `/tf_static` (every fixed joint, latched, one message) and `/tf` with 
 (`odom` -> `base_link`, its pose). Both streams are thinned by header stamps to one message per
 publish_period_s slot, so the rate holds on a loaded machine and replays the same from a bag. The
 numbers come from cobra_description.tf_tree; this module is glue. It spins rclpy's
-EventsExecutor: 500 Hz joint_states cost about half the CPU of the default executor.
+EventsExecutor (500 Hz joint_states cost about half the CPU of the default executor) and takes
+joint_states serialized: the throttle reads stamp and joint-name set from the bytes
+(cobra_common.cdr) and only the one message per slot it keeps is deserialised.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from cobra_common.cdr import joint_state_names, leading_stamp_ns
 from cobra_common.frames import frame_prefix_problem
 from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
 from cobra_description.robot_model import RobotModelError, load_robot_model
@@ -109,7 +113,7 @@ class StatePublisherNode(Node):
             self._static_pub.publish(TFMessage(transforms=[
                 transform_message(t, stamp) for t in self._tree.static_transforms()]))
             self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                     qos_profile_sensor_data)
+                                     qos_profile_sensor_data, raw=True)
         if p['publish_odom_transform']:
             self.create_subscription(Odometry, 'odom', self._on_odom, qos_profile_sensor_data)
         self.get_logger().info(
@@ -124,10 +128,16 @@ class StatePublisherNode(Node):
             if parameter.name == 'publish_period_s':
                 self._throttle.period_ns = round(parameter.value * 1e9)
 
-    def _on_joint_states(self, message: JointState) -> None:
-        stamp = message.header.stamp
-        if not self._throttle.due(','.join(message.name), stamp.sec * 1_000_000_000 + stamp.nanosec):
+    def _on_joint_states(self, data: bytes) -> None:
+        stamp_ns, joint_set = leading_stamp_ns(data), joint_state_names(data)
+        if stamp_ns is None or joint_set is None:
+            self.get_logger().warning('joint_states message is not readable CDR: ignored',
+                                      throttle_duration_sec=WARNING_PERIOD_S)
             return
+        if not self._throttle.due(joint_set, stamp_ns):
+            return
+        message = deserialize_message(data, JointState)
+        stamp = message.header.stamp
         if len(message.position) != len(message.name):
             self.get_logger().warning(
                 f'joint_states has {len(message.name)} names but {len(message.position)} positions: '

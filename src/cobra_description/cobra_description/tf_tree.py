@@ -8,7 +8,7 @@ glue around this module, so the numbers are tested here without ROS.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,9 +146,9 @@ class StampThrottle:
 
     def __init__(self, period_s: float) -> None:
         self.period_ns = round(period_s * 1e9)
-        self._last_ns: dict[str, int] = {}
+        self._last_ns: dict[Hashable, int] = {}
 
-    def due(self, key: str, stamp_ns: int) -> bool:
+    def due(self, key: Hashable, stamp_ns: int) -> bool:
         last_ns = self._last_ns.get(key)
         if (last_ns is not None and self.period_ns > 0 and last_ns <= stamp_ns
                 and stamp_ns // self.period_ns == last_ns // self.period_ns):

@@ -28,6 +28,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_common.cdr import leading_stamp_ns
 from cobra_common.ros_entry import (StartupError, declare, deferred_stop, describe, run_node, spin_node,
                                     stop_requested)
 from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, PRESET_FIELDS
@@ -36,7 +37,7 @@ from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
 from cobra_gaits.lts import LinearTwistParams, lts_preset
 from cobra_gaits.sidewinding import (DIRECTIONS, GaitError, SidewindingGenerator,
                                      SidewindingParams)
-from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
+from cobra_gaits.sim_ticks import SimTicker
 from cobra_gaits.speed_limit import check_sidewinding_speed
 from cobra_gaits.trajectory_csv import MAX_RATE_HZ
 from cobra_gaits.tumble_control import (TUMBLE_GAIT, TumbleController, check_tumble_robot,
@@ -235,7 +236,7 @@ class GaitNode(Node):
             self._on_clock(taken[0])
 
     def _on_clock(self, data: bytes) -> None:
-        stamp_ns = clock_stamp_ns(data)
+        stamp_ns = leading_stamp_ns(data)
         if stamp_ns is not None and (tick_ns := self.sim_ticker.clock(stamp_ns)) is not None:
             self._tick(tick_ns)
 

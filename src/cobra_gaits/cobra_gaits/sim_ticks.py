@@ -12,19 +12,6 @@ holds /clock at t = 0 until the first command arrives, and that command needs a 
 
 from __future__ import annotations
 
-import struct
-
-CLOCK_CDR_SIZE = 12  # encapsulation header (4) + int32 sec + uint32 nanosec
-
-
-def clock_stamp_ns(data: bytes) -> int | None:
-    """The time in a serialized rosgraph_msgs/Clock (little-endian CDR), or None if unreadable."""
-    if len(data) < CLOCK_CDR_SIZE or data[1] != 1:
-        return None
-    sec, nanosec = struct.unpack_from('<iI', data, 4)
-    return sec * 1_000_000_000 + nanosec
-
-
 class SimTicker:
     """Ticks at whole multiples of `period_ns` of sim time, from the newest /clock value."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cobra_gaits.sim_ticks import SimTicker, clock_stamp_ns
+from cobra_gaits.sim_ticks import SimTicker
 
 PERIOD_NS = 10_000_000
 
@@ -41,13 +41,6 @@ def test_a_gait_started_late_ticks_at_once_then_on_the_boundaries():
 def test_a_clock_going_back_restarts_the_boundaries_from_there():
     ticker = SimTicker(PERIOD_NS)
     assert ticks(ticker, [0, 40_000_000, 3_000_000, 9_000_000, 10_000_000]) == [0, 40_000_000, 10_000_000]
-
-
-def test_clock_bytes_are_read_as_cdr():
-    data = b'\x00\x01\x00\x00' + (5).to_bytes(4, 'little') + (7_000_000).to_bytes(4, 'little')
-    assert clock_stamp_ns(data) == 5_007_000_000
-    assert clock_stamp_ns(data[:8]) is None
-    assert clock_stamp_ns(b'\x00\x00' + data[2:]) is None  # big endian: not what rmw writes here
 
 
 def test_period_must_be_positive():

@@ -26,7 +26,6 @@ import gc
 import importlib
 import os
 import signal
-import struct
 import tempfile
 import threading
 import time
@@ -50,6 +49,7 @@ from rclpy.subscription import Subscription
 from rosgraph_msgs.msg import Clock as ClockMsg
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
+from cobra_common.cdr import leading_stamp_ns
 from cobra_common.ros_entry import declare, describe, run_node, StartupError
 from cobra_logger.bag_metadata import CustomDataError, parse_custom_data
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
@@ -73,7 +73,6 @@ POLL_PERIOD_S = 0.001  # idle wait between two passes over the subscriptions
 EXECUTOR_PERIOD_S = 0.01  # timers and services; their own periods are >= 0.05 s
 HOUSEKEEPING_TOPICS = ('/rosout',)  # recorded, but alone they do not make a bag
 ROSOUT_BACKLOG = 1000  # /rosout messages held back until the bag starts (oldest dropped beyond)
-CDR_LITTLE_ENDIAN = 1
 
 
 def default_bag_path() -> str:
@@ -116,14 +115,6 @@ def message_class(msgtype: str) -> Any:
     """The generated Python class of 'pkg/msg/Type' (rclpy needs it even for raw subscriptions)."""
     package, _, name = msgtype.split('/')
     return getattr(importlib.import_module(f'{package}.msg'), name)
-
-
-def header_stamp_ns(data: bytes | memoryview) -> int | None:
-    """The std_msgs/Header stamp that opens a serialized message (CDR), or None if unreadable."""
-    if len(data) < 12 or data[1] != CDR_LITTLE_ENDIAN:
-        return None
-    sec, nanosec = struct.unpack_from('<iI', data, 4)
-    return sec * 1_000_000_000 + nanosec
 
 
 def existing_ancestor(path: Path) -> Path:
@@ -307,7 +298,7 @@ class LoggerNode(Node):
         if not self._sim_time:
             timestamp_ns = time.time_ns()
         else:  # bag log time: the newest header stamp so far, this message's included
-            if topic in self._stamped_topics and (stamp_ns := header_stamp_ns(data)) is not None \
+            if topic in self._stamped_topics and (stamp_ns := leading_stamp_ns(data)) is not None \
                     and stamp_ns > self._sim_time_ns:
                 self._sim_time_ns = stamp_ns
             timestamp_ns = self._sim_time_ns
@@ -328,7 +319,7 @@ class LoggerNode(Node):
                 self._writer.write(*self._rosout_backlog.popleft())
         self._writer.write(topic, timestamp_ns, data)
         if topic == self._progress_topic:
-            stamp_ns = header_stamp_ns(data)
+            stamp_ns = leading_stamp_ns(data)
             if stamp_ns is not None and (self._progress_ns is None or stamp_ns > self._progress_ns):
                 self._progress_ns = stamp_ns
 
