@@ -3,6 +3,7 @@
     cobra_sweep run config/sweeps/gait_grid.yaml --out out/sweeps/gait_grid [--num-cpus 2]
     cobra_sweep run spec.yaml --out DIR --address auto        # an existing Ray cluster
     cobra_sweep calibrate config/sweeps/soil_calibration.yaml --out DIR
+    cobra_sweep compare-optimum --out DIR [--quick]           # predictor optimum vs physics-sim optimum
 
 Rerunning the same command resumes: trials already in DIR/results.parquet are not run again.
 Bad input (unknown terrain or key, bad domain, ...) exits 2 with one message, before anything
@@ -15,17 +16,21 @@ import argparse
 import sys
 from pathlib import Path
 
+from cobra_sweeps.compare_optimum import CompareBudget
 from cobra_sweeps.plots import plot_sweep
 from cobra_sweeps.runner import TABLE_NAME, metric_summary, run_sweep
 from cobra_sweeps.spec import SweepSpec, SweepSpecError, load_spec
 
 EXIT_BAD_INPUT = 2
+COMMANDS = ('run', 'calibrate', 'compare-optimum')
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog='cobra_sweep', description=__doc__.split('\n')[0])
-    parser.add_argument('command', choices=('run', 'calibrate'), help='run a sweep, or calibrate soil parameters')
-    parser.add_argument('spec', type=Path, help='sweep spec YAML (config/sweeps/*.yaml)')
+    parser.add_argument('command', choices=COMMANDS,
+                        help='run a sweep, calibrate soil parameters, or compare the predictor\'s gait optimum '
+                             'with the physics sim\'s (seed 001)')
+    parser.add_argument('spec', type=Path, nargs='?', help='sweep spec YAML (config/sweeps/*.yaml); not for compare-optimum')
     parser.add_argument('--out', type=Path, required=True, help='output folder: results.parquet, plots')
     parser.add_argument('--num-cpus', type=int, default=None, help='local Ray: CPUs to use (default: all)')
     parser.add_argument('--address', default=None,
@@ -33,7 +38,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--retry-failed', action='store_true', help='on resume, rerun trials whose row holds an error')
     parser.add_argument('--no-plots', action='store_true')
     parser.add_argument('--no-progress', action='store_true')
+    compare = parser.add_argument_group('compare-optimum')
+    compare.add_argument('--quick', action='store_true', help='small budget (about 1 min on 2 cores)')
+    compare.add_argument('--sim-trials', type=int, default=None, help='physics-sim trials of the Bayesian search')
+    compare.add_argument('--sim-s', type=float, default=None, help='measured sim seconds per trial')
+    compare.add_argument('--predictor-evaluations', type=int, default=None, help='Powell evaluations on the predictor')
+    compare.add_argument('--dissipation-coefficient', type=float, default=0.0,
+                         help='c of the predictor objective -stride + c E (seed 001 §V-B), >= 0')
     return parser.parse_args(argv)
+
+
+def compare_budget(args: argparse.Namespace) -> CompareBudget:
+    base = CompareBudget.quick() if args.quick else CompareBudget()
+    budget = CompareBudget(args.predictor_evaluations or base.predictor_evaluations,
+                           args.sim_trials or base.sim_trials, args.sim_s or base.sim_duration_s)
+    if args.sim_trials is not None and args.sim_trials < 1 or args.predictor_evaluations is not None \
+            and args.predictor_evaluations < 1 or args.sim_s is not None and not args.sim_s > 0.0:
+        raise SweepSpecError('--sim-trials and --predictor-evaluations must be >= 1 and --sim-s > 0')
+    if args.dissipation_coefficient < 0.0:
+        raise SweepSpecError(f'--dissipation-coefficient must be >= 0, got {args.dissipation_coefficient}')
+    return budget
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,19 +67,38 @@ def main(argv: list[str] | None = None) -> int:
             raise SweepSpecError(f'--num-cpus must be >= 1, got {args.num_cpus}')
         if args.num_cpus is not None and args.address:
             raise SweepSpecError('--num-cpus is for a local Ray; a cluster has its own CPUs: drop one of the two')
-        spec = load_spec(args.spec)
-        if args.command == 'calibrate' and not spec.target:
-            raise SweepSpecError(f'{args.spec}: calibrate needs target: {{metric: measured value}}')
+        if args.command == 'compare-optimum':
+            if args.spec is not None:
+                raise SweepSpecError('compare-optimum takes no spec (its search space is the paper\'s gait family): '
+                                     f'drop {args.spec}')
+            budget = compare_budget(args)
+        elif args.spec is None:
+            raise SweepSpecError(f'{args.command} needs a sweep spec YAML, e.g. config/sweeps/gait_grid.yaml')
+        else:
+            spec = load_spec(args.spec)
+            if args.command == 'calibrate' and not spec.target:
+                raise SweepSpecError(f'{args.spec}: calibrate needs target: {{metric: measured value}}')
     except SweepSpecError as error:
         print(f'cobra_sweep: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return report(args, spec)
+        return run_compare(args, budget) if args.command == 'compare-optimum' else report(args, spec)
     except ConnectionError as error:  # ray.init(address=...) found no cluster, or was refused
         print(f'cobra_sweep: error: --address {args.address}: {error}. Check the address (ray status on the head '
               f'prints it); a cluster started with token authentication (Ray 2.60 default) needs '
               f'RAY_AUTH_MODE=token and its token in ~/.ray/auth_token here too', file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def run_compare(args: argparse.Namespace, budget: CompareBudget) -> int:
+    from cobra_sweeps.compare_optimum import PLOT_FILE, TABLE_FILE, compare_optimum, format_table
+    table = compare_optimum(args.out, budget, args.num_cpus, args.address, args.dissipation_coefficient,
+                            progress=not args.no_progress)
+    print(f'{table.attrs["predictor_evaluations"]} predictor evaluations, {table.attrs["sim_trials"]} sim trials '
+          f'of {budget.sim_duration_s:g} s (rigid ground, lift ratio 0.5, 0.4 Hz)')
+    print(format_table(table))
+    print(f'table: {args.out / TABLE_FILE}\nplot: {args.out / PLOT_FILE}')
+    return 0
 
 
 def report(args: argparse.Namespace, spec: SweepSpec) -> int:

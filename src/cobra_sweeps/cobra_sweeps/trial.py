@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -152,22 +152,35 @@ def run_trial(params: Mapping[str, Any]) -> dict[str, float]:
     if gait.frequency_hz <= 0.0:
         raise TrialError('frequency_hz must be > 0 for a sweep trial (a stride needs a cycle)')
     sim = build_sim(full)
+    generator = SidewindingGenerator([j.axis_kind for j in sim.robot.gait_joints()], gait)
+    generator.ramp.start()
+
+    def next_targets(dt_s: float) -> np.ndarray:
+        generator.advance(dt_s)
+        return generator.positions()
+
+    return play_gait(sim, next_targets, float(full['duration_s']), gait.frequency_hz, gait.ramp_duration_s)
+
+
+def play_gait(sim: CobraSim, next_targets: Callable[[float], np.ndarray], duration_s: float, frequency_hz: float,
+              ramp_duration_s: float) -> dict[str, float]:
+    """Settle, then play `next_targets(dt)` (gait-joint positions after advancing dt) through the
+    ramp and a measured window of whole cycles; the METRICS of that window.
+
+    Any gait source plays here (the sidewinding generator, a serpenoid shape sequence, ...)."""
     sim.settle()
     joints = sim.robot.gait_joints()
-    generator = SidewindingGenerator([j.axis_kind for j in joints], gait)
-    generator.ramp.start()
     index = np.array([sim.joint_names.index(j.name) for j in joints])
     dt_s = sim.params.control_period_s
-    cycles = max(1, math.ceil(float(full['duration_s']) * gait.frequency_hz - 1e-9))
-    measured_periods = round(cycles / gait.frequency_hz / dt_s)
-    ramp_periods = math.ceil(gait.ramp_duration_s / dt_s)
+    cycles = max(1, math.ceil(duration_s * frequency_hz - 1e-9))
+    measured_periods = round(cycles / frequency_hz / dt_s)
+    ramp_periods = math.ceil(ramp_duration_s / dt_s)
     normal = sim.terrain.surface_rotation()[:, 2]
     rest_height_m = -sim.robot.lowest_point_m()
     samples = TrialSamples([], [], [], [], [], [])
     targets = sim.targets_rad.copy()
     for period in range(ramp_periods + measured_periods):
-        generator.advance(dt_s)
-        targets[index] = generator.positions()
+        targets[index] = next_targets(dt_s)
         sim.targets_rad[:] = targets
         sim.step_control_period()
         if period < ramp_periods - 1:  # the last ramp period's end state opens the window
@@ -181,7 +194,7 @@ def run_trial(params: Mapping[str, Any]) -> dict[str, float]:
         samples.torque_nm.append(np.abs(torque))
         samples.power_w.append(np.abs(torque * sim.joint_velocities()))
         samples.normal_force_n.append(float((sim.contact_wrenches_world()[:, :3] @ normal).max(initial=0.0)))
-    return trial_metrics(samples, dt_s, cycles, gait.frequency_hz,
+    return trial_metrics(samples, dt_s, cycles, frequency_hz,
                          float(sim.model.body_mass[sim.root_body_id:].sum()), rest_height_m)
 
 
