@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Batch DEM tumbling run (issue 11): scenario YAML -> trajectory.npz, particles.npz, summary.json.
 
-Settles the bed once (cached under out/dem_cache/ by the scenario's bed hash), drops the wheel,
-tilts gravity and runs, printing a progress bar with ETA. Bad input (scenario errors, MPI
-requested without an MPI library, backend deme) prints one message naming the fix and exits 2
-before anything is written.
+Settles the bed (LAMMPS: once, cached under out/dem_cache/ by the scenario's bed hash), drops the
+wheel, tilts gravity and runs, printing a progress bar with ETA. Backend lammps (CPU, MPI) or deme
+(Chrono DEM-Engine on an NVIDIA GPU: `pip install "deme[cuda12]"`; JIT-compiles its kernels at
+start). Bad input (scenario errors, MPI requested without an MPI library, backend deme where no
+NVIDIA driver or no `deme` is present) prints one message naming the fix and exits 2 before
+anything is written.
 
 Run:  .venv/bin/python scripts/dem_run.py [config/dem/tumble_slope.yaml] [--out out/dem/NAME]
-          [--ranks 2] [--duration 1.0] [--set body.motion=free --set slope_deg=20]
+          [--backend lammps|deme] [--ranks 2] [--duration 1.0] [--set body.motion=free --set slope_deg=20]
 --ranks N > 1 re-runs this script under the venv's `mpirun -np N` (load balanced: shift z).
 """
 
@@ -29,7 +31,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 for package in (REPO_ROOT / 'src').iterdir():
     sys.path.insert(0, str(package))
 
-from cobra_sim.dem.scenario import Scenario, ScenarioError, load_scenario, mpi_problem  # noqa: E402
+from cobra_sim.dem.scenario import BACKENDS, Scenario, ScenarioError, load_scenario, mpi_problem  # noqa: E402
 
 UNDER_MPI_ENV = 'COBRA_DEM_UNDER_MPI'
 SINGLE_THREAD_ENV = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
@@ -65,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('scenario', nargs='?', default=str(REPO_ROOT / 'config' / 'dem' / 'tumble_slope.yaml'))
     parser.add_argument('--out', default=None, help='output folder (default out/dem/<scenario name>)')
-    parser.add_argument('--ranks', type=int, default=1, help='MPI ranks (> 1 runs under mpirun)')
+    parser.add_argument('--backend', choices=BACKENDS, default=None,
+                        help='override the scenario\'s backend: lammps (CPU, MPI) or deme (NVIDIA GPU)')
+    parser.add_argument('--ranks', type=int, default=1, help='MPI ranks (> 1 runs under mpirun; lammps only)')
     parser.add_argument('--duration', type=float, default=None, help='override duration_s')
     parser.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
                         help='override a scenario key, nested with dots (bed.depth_m=0.02)')
@@ -75,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides = parse_overrides(args.set)
         if args.duration is not None:
             overrides['duration_s'] = args.duration
+        if args.backend is not None:
+            overrides['backend'] = args.backend
         if args.ranks < 1:
             raise ScenarioError(f'--ranks {args.ranks}: give 1 or more')
         if args.ranks > 1:
@@ -103,7 +109,10 @@ def spawn_mpi(ranks: int, argv: list[str]) -> int:
 
 
 def run(scenario: Scenario, args: argparse.Namespace) -> int:
-    from cobra_sim.dem.lammps_backend import run_scenario
+    if scenario.backend == 'deme':
+        from cobra_sim.dem.deme_backend import run_scenario
+    else:
+        from cobra_sim.dem.lammps_backend import run_scenario
 
     out_dir = Path(args.out) if args.out else REPO_ROOT / 'out' / 'dem' / scenario.name
     started = time.monotonic()

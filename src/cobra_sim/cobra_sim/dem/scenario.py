@@ -232,9 +232,12 @@ class Scenario:
                 f'{self.stable_time_step_s:.3g} s ({self.time_step_report()}); use time_step_s <= '
                 f'{self.stable_time_step_s:.3g} or "auto"')
         if self.backend == 'deme':
-            raise ScenarioError(
-                'backend "deme" (Chrono DEM-Engine, NVIDIA GPU) is not implemented in cobra_sim yet; '
-                + deme_availability() + ' Use backend: lammps for now.')
+            if self.mpi:
+                raise ScenarioError('mpi: true applies to the lammps backend only (DEM-Engine runs on one GPU): '
+                                    'set mpi: false (no --ranks) or use backend lammps')
+            problem = deme_problem()
+            if problem:
+                raise DemeUnavailableError(problem)
         if self.mpi:
             missing = mpi_problem()
             if missing:
@@ -242,12 +245,40 @@ class Scenario:
         return self
 
 
-def deme_availability() -> str:
-    """Why `deme` could or could not run here (checked without importing it)."""
-    if not (Path('/proc/driver/nvidia').exists() or shutil.which('nvidia-smi')):
-        return ('this machine also has no NVIDIA driver, which DEM-Engine needs: run on an NVIDIA GPU machine '
-                'with `pip install "deme[cuda12]"`.')
-    return 'an NVIDIA driver is present, but no backend uses it yet.'
+NVIDIA_DRIVER_MARKERS = (Path('/proc/driver/nvidia/version'), Path('/dev/nvidiactl'))
+DEME_INSTALL_HINT = 'pip install "deme[cuda12]"'
+
+
+class DemeUnavailableError(ScenarioError):
+    """Backend deme selected where DEM-Engine cannot run (no NVIDIA driver, or `deme` not installed
+    or not loadable); the message names the fix. A ScenarioError, so scripts exit 2."""
+
+
+def nvidia_driver_present() -> bool:
+    """True when an NVIDIA kernel driver is loaded (its /proc or /dev node) or nvidia-smi is on PATH."""
+    return any(marker.exists() for marker in NVIDIA_DRIVER_MARKERS) or shutil.which('nvidia-smi') is not None
+
+
+def deme_installed() -> bool:
+    """True when the `deme` package is installed; found without importing it (importing needs libcuda)."""
+    import importlib.util
+    return importlib.util.find_spec('deme') is not None
+
+
+def deme_problem() -> str | None:
+    """None when the deme backend can run here, else the one message naming the fix.
+
+    Available iff an NVIDIA driver is present and `deme` is installed; without a driver `deme` is
+    never looked at (its import would fail on the missing libcuda.so.1)."""
+    if not nvidia_driver_present():
+        return ('backend "deme" (Chrono DEM-Engine) needs an NVIDIA GPU and this machine has no NVIDIA driver '
+                '(no /proc/driver/nvidia, /dev/nvidiactl or nvidia-smi): run it on a machine with an NVIDIA GPU '
+                f'after `{DEME_INSTALL_HINT}`, or use backend lammps (CPU, MPI)')
+    if not deme_installed():
+        return (f'backend "deme" needs the DEM-Engine Python package, which is not installed: `{DEME_INSTALL_HINT}` '
+                '(brings the CUDA 12.8 runtime and NVRTC wheels; no system CUDA toolkit needed), or use '
+                'backend lammps')
+    return None
 
 
 def mpi_library_path() -> Path | None:
