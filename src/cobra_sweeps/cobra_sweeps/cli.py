@@ -38,6 +38,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--retry-failed', action='store_true', help='on resume, rerun trials whose row holds an error')
     parser.add_argument('--no-plots', action='store_true')
     parser.add_argument('--no-progress', action='store_true')
+    parser.add_argument('--bag', type=Path, default=None,
+                        help='calibrate: take the target from this bag (stride per cycle, head height from '
+                             'ground_truth/odom, sinkage from custom_data cobra.sinkage_m) instead of the spec')
     compare = parser.add_argument_group('compare-optimum')
     compare.add_argument('--quick', action='store_true', help='small budget (about 1 min on 2 cores)')
     compare.add_argument('--sim-trials', type=int, default=None, help='physics-sim trials of the Bayesian search')
@@ -46,6 +49,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     compare.add_argument('--dissipation-coefficient', type=float, default=0.0,
                          help='c of the predictor objective -stride + c E (seed 001 §V-B), >= 0')
     return parser.parse_args(argv)
+
+
+def spec_from_bag(spec: SweepSpec, bag: Path) -> SweepSpec:
+    """The spec with the bag's target (BagTargetError becomes a SweepSpecError: exit 2)."""
+    from cobra_sweeps.bag_target import BagTargetError, bag_target, spec_with_bag_target
+    try:
+        target = bag_target(bag)
+    except BagTargetError as error:
+        raise SweepSpecError(str(error)) from error
+    print(f'target from {bag}: ' + ', '.join(f'{k} = {v:.4g}' for k, v in target.target.items())
+          + f' ({target.steady_cycles} steady cycles at {target.frequency_hz:g} Hz, track {target.head_topic}'
+          + ''.join(f'; {note}' for note in target.notes) + ')')
+    return spec_with_bag_target(spec, target)
 
 
 def compare_budget(args: argparse.Namespace) -> CompareBudget:
@@ -76,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             raise SweepSpecError(f'{args.command} needs a sweep spec YAML, e.g. config/sweeps/gait_grid.yaml')
         else:
             spec = load_spec(args.spec)
+            if args.bag is not None:
+                if args.command != 'calibrate':
+                    raise SweepSpecError('--bag gives a calibration target: use it with calibrate')
+                spec = spec_from_bag(spec, args.bag)
             if args.command == 'calibrate' and not spec.target:
                 raise SweepSpecError(f'{args.spec}: calibrate needs target: {{metric: measured value}}')
     except SweepSpecError as error:

@@ -21,7 +21,11 @@ Metrics, all over the measured window:
 * peak_normal_force_n: largest force along the ground normal on any link in any control period
   (sim.contact_wrenches_world);
 * sinkage_m: median over the window of how far the lowest link origin sits below its height when
-  the straight robot rests on the surface (about 0 on rigid ground; the soil's depth on SCM).
+  the straight robot rests on the surface (about 0 on rigid ground; the soil's depth on SCM);
+* head_height_m: median height of the base_link origin along the ground normal (what a bag's
+  ground_truth/odom z gives: the soil's depth shows as a lower head, see bag_target);
+* head_stride_m_per_cycle: the base_link origin's horizontal displacement / cycles (what a bag's
+  head track gives; within a few % of the COM's stride).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -56,7 +60,7 @@ TRIAL_DEFAULTS: dict[str, Any] = {
 }
 METRICS = ('speed_m_s', 'stride_m_per_cycle', 'heading_drift_rad', 'travel_direction_rad',
            'cost_of_transport', 'peak_joint_torque_nm', 'peak_joint_power_w', 'peak_normal_force_n',
-           'sinkage_m', 'measured_s')
+           'sinkage_m', 'measured_s', 'head_height_m', 'head_stride_m_per_cycle')
 
 
 class TrialError(ValueError):
@@ -121,6 +125,8 @@ class TrialSamples:
     power_w: list[np.ndarray]
     torque_nm: list[np.ndarray]
     normal_force_n: list[float]
+    head_height_m: list[float] = field(default_factory=list)  # base_link origin along the ground normal
+    head_xy_m: list[np.ndarray] = field(default_factory=list)  # base_link origin in the world xy plane
 
 
 def build_sim(params: Mapping[str, Any]) -> CobraSim:
@@ -163,11 +169,13 @@ def run_trial(params: Mapping[str, Any]) -> dict[str, float]:
 
 
 def play_gait(sim: CobraSim, next_targets: Callable[[float], np.ndarray], duration_s: float, frequency_hz: float,
-              ramp_duration_s: float) -> dict[str, float]:
+              ramp_duration_s: float, observe: Callable[[CobraSim, np.ndarray], None] | None = None
+              ) -> dict[str, float]:
     """Settle, then play `next_targets(dt)` (gait-joint positions after advancing dt) through the
     ramp and a measured window of whole cycles; the METRICS of that window.
 
-    Any gait source plays here (the sidewinding generator, a serpenoid shape sequence, ...)."""
+    Any gait source plays here (the sidewinding generator, a serpenoid shape sequence, ...).
+    `observe(sim, gait_joint_targets)` runs after every control period (e.g. to record a bag)."""
     sim.settle()
     joints = sim.robot.gait_joints()
     index = np.array([sim.joint_names.index(j.name) for j in joints])
@@ -183,6 +191,8 @@ def play_gait(sim: CobraSim, next_targets: Callable[[float], np.ndarray], durati
         targets[index] = next_targets(dt_s)
         sim.targets_rad[:] = targets
         sim.step_control_period()
+        if observe is not None:
+            observe(sim, targets[index])
         if period < ramp_periods - 1:  # the last ramp period's end state opens the window
             continue
         state = sim.body_state()
@@ -191,6 +201,9 @@ def play_gait(sim: CobraSim, next_targets: Callable[[float], np.ndarray], durati
         samples.link_xy_m.append(state.position_m[:, :2].copy())
         heights = state.position_m @ normal
         samples.lowest_link_z_m.append(float(heights.min()))
+        head_position_m = sim.head_pose()[0]
+        samples.head_height_m.append(float(head_position_m @ normal))
+        samples.head_xy_m.append(head_position_m[:2].copy())
         samples.torque_nm.append(np.abs(torque))
         samples.power_w.append(np.abs(torque * sim.joint_velocities()))
         samples.normal_force_n.append(float((sim.contact_wrenches_world()[:, :3] @ normal).max(initial=0.0)))
@@ -219,4 +232,7 @@ def trial_metrics(samples: TrialSamples, dt_s: float, cycles: int, frequency_hz:
         'peak_normal_force_n': float(max(samples.normal_force_n)),
         'sinkage_m': float(np.median(rest_height_m - np.array(samples.lowest_link_z_m))),
         'measured_s': measured_s,
+        'head_height_m': float(np.median(samples.head_height_m)) if samples.head_height_m else math.nan,
+        'head_stride_m_per_cycle': (float(np.linalg.norm(samples.head_xy_m[-1] - samples.head_xy_m[0])) / cycles
+                                    if samples.head_xy_m else math.nan),
     }

@@ -14,6 +14,7 @@ import pytest
 
 TEST_DIR = Path(__file__).resolve().parent
 
+from cobra_sweeps.bag_target import bag_target, record_trial_bag, spec_with_bag_target  # noqa: E402
 from cobra_sweeps.calibrate import calibrate, refine_one_parameter  # noqa: E402
 from cobra_sweeps.cli import main  # noqa: E402
 from cobra_sweeps.plots import pareto_front  # noqa: E402
@@ -100,6 +101,45 @@ def test_soil_calibration_recovers_a_known_kphi(local_ray: None, tmp_path: Path)
     estimate = result.parameters['terrain.soil.Bekker_Kphi']
     assert result.refined
     assert abs(math.log(estimate / true_kphi)) < math.log(1.25), estimate
+
+
+BAG_GRID = [1.5e4, 3.2e4, 7.0e4, 1.5e5]
+
+
+@pytest.fixture(scope='module')
+def sand_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sim-made bag: gait1 on SCM with K_phi = 5e4, 3 cycles after the ramp (joint_commands,
+    ground_truth/odom)."""
+    path = tmp_path_factory.mktemp('bags') / 'sand_kphi_5e4'
+    record_trial_bag({'terrain': 'scm', 'duration_s': 7.5, 'terrain.soil.Bekker_Kphi': 5.0e4}, path)
+    return path
+
+
+def test_soil_calibration_from_a_bag_recovers_its_kphi(local_ray: None, tmp_path: Path, sand_bag: Path) -> None:
+    """Target read from the bag (head stride, head height), not given: K_phi = 5e4 comes back
+    (measured 5.04e4; tolerance 10 %)."""
+    target = bag_target(sand_bag)
+    assert set(target.target) == {'head_stride_m_per_cycle', 'head_height_m'}
+    assert target.steady_cycles == 2  # the ramp's cycle left out
+    spec = parse_spec({'search': 'grid', 'fixed': {'terrain': 'scm', 'duration_s': 5.0},
+                       'space': {'terrain.soil.Bekker_Kphi': BAG_GRID}})
+    result = calibrate(spec_with_bag_target(spec, target), tmp_path, progress=False, verify=False)
+    estimate = result.parameters['terrain.soil.Bekker_Kphi']
+    assert abs(math.log(estimate / 5.0e4)) < math.log(1.10), estimate
+
+
+def test_calibrate_bag_refuses_a_bag_without_a_stride_or_at_another_frequency(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], sand_bag: Path) -> None:
+    spec_path = tmp_path / 'spec.yaml'
+    spec_path.write_text('fixed: {terrain: scm, frequency_hz: 0.3}\nspace: {terrain.soil.Bekker_Kphi: [1.0e+4, 1.0e+5]}')
+    out = tmp_path / 'out'
+    assert main(['calibrate', str(spec_path), '--bag', str(sand_bag), '--out', str(out)]) == 2
+    assert 'set fixed.frequency_hz: 0.4' in capsys.readouterr().err
+    empty = tmp_path / 'not_a_bag'
+    empty.mkdir()
+    assert main(['calibrate', str(spec_path), '--bag', str(empty), '--out', str(out)]) == 2
+    assert capsys.readouterr().err.startswith('cobra_sweep: error:')
+    assert not out.exists()
 
 
 def test_refinement_is_exact_for_a_locally_linear_miss() -> None:
