@@ -2,6 +2,8 @@
 
 Nothing here imports a DEM engine: `validate()` judges a scenario from its numbers alone, so a
 bad file is refused (ScenarioError, exit 2 in scripts/dem_run.py) before any engine loads.
+Backend deme is available iff an NVIDIA driver is present and `deme` is installed (checked
+without importing it: DemeUnavailableError otherwise, naming the fix).
 
 Grain size (upscaled). Real sand grains are 0.1-0.5 mm; a bed for a 0.40 m wheel at that size
 would hold ~1e9 grains. DEM practice (and the thesis's DEM-Engine runs) upscales the grain while
@@ -11,7 +13,7 @@ an equilateral triangle of side a (so the spheres overlap), which makes a clump 
 body/grain ratio, while a 0.5 m x 0.16 m x 16 mm bed is ~3k clumps: feasible on one CPU core.
 
 Material mapping (thesis §21 -> LAMMPS `pair_style granular`; DEM-Engine takes E, nu, CoR, mu,
-Crr per material directly):
+Crr per material directly, see deme_backend.material_properties):
   - normal: `hertz/material E CoR nu` with `damping coeff_restitution`: Hertz stiffness from
     E and nu, damping chosen so a binary collision restitutes CoR (DEM-Engine's Hertz-Mindlin).
     Same-material pairs take the material's E, nu, CoR; the wheel/terrain pair is given
