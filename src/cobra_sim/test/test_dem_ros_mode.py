@@ -7,11 +7,12 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from cobra_sim.dem.ros_mode import (OdomPlacement, OverrideError, SampleStream, body_fields,
+from cobra_sim.dem.ros_mode import (DemFrameBuilder, OdomPlacement, OverrideError, SampleStream, body_fields,
                                     matrix_from_quaternion_wxyz, parse_overrides, progress_values,
                                     quaternion_xyzw_from_matrix, surface_heightmap, wrap_into_window)
 from cobra_sim.heightmap_cloud import FLOAT32, POINT_STEP, cloud_points, field_layout, pack_heightmap
@@ -187,6 +188,32 @@ def test_heightmap_packs_into_the_terrain_heightmap_cloud_format() -> None:
 def test_heightmap_refuses_a_zero_cell() -> None:
     with pytest.raises(ValueError, match='cell size'):
         surface_heightmap(placement(), np.zeros((3, 3)), np.full(3, 0.003), np.zeros(3), 0.0)
+
+
+def test_frame_builder_anchors_odom_once_and_makes_heightmaps_on_the_period_grid() -> None:
+    grains = grain_layer(0.020, 0.003, 0.004)
+    builder = DemFrameBuilder(SLOPE_DEG, RADIUS_M, heightmap_period_s=0.25, cell_m=0.01)
+    heightmap_times: list[float] = []
+    for k in range(11):                                        # samples every 0.1 s, grains at each
+        t_s = 0.1 * k
+        x_m = 0.15 + 0.157 * t_s                               # rolling downslope
+        sample = SimpleNamespace(
+            t_s=t_s, sinkage_m=0.004, final=k == 10, grain_positions_m=grains if k != 2 else None,
+            grain_radius_m=np.full(len(grains), 0.003), bed_length_m=BED_LENGTH_M, bed_width_m=BED_WIDTH_M,
+            body={'position_m': np.array([x_m, 0.08, 0.216]), 'quaternion_wxyz': np.array([1.0, 0, 0, 0]),
+                  'velocity_m_s': np.array([0.157, 0, 0]), 'angular_velocity_rad_s': np.zeros(3),
+                  'contact_force_n': np.zeros(3), 'contact_torque_nm': np.zeros(3)})
+        frame = builder(sample)
+        if frame.heightmap is not None:
+            heightmap_times.append(round(frame.t_s, 6))
+        if k == 0:
+            np.testing.assert_allclose(frame.body.position_m[[0, 1]],
+                                       [(RADIUS_M - 0.004) * math.sin(math.radians(SLOPE_DEG)), 0.0], atol=1e-12)
+    assert heightmap_times == [0.0, 0.3, 0.5, 0.8, 1.0]         # first snapshot at or after each 0.25 s
+    assert frame.final and frame.t_s == pytest.approx(1.0)
+    # odom stayed anchored at the first sample: 1 s of rolling moved the wheel 0.157 m along the slope
+    assert frame.body.position_m[0] == pytest.approx((RADIUS_M - 0.004) * math.sin(math.radians(SLOPE_DEG))
+                                                     + 0.157 * math.cos(math.radians(SLOPE_DEG)))
 
 
 def test_parse_overrides_reads_yaml_values_and_refuses_a_missing_equals_sign() -> None:

@@ -203,6 +203,51 @@ def surface_heightmap(placement: OdomPlacement, grain_positions_bed_m: np.ndarra
     return SurfaceHeightmap(x_m, y_m, highest_m, placement.surface_z_m(x_m) - highest_m, np.zeros(len(keys)))
 
 
+# --- one frame per sample --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DemFrame:
+    """Everything the node publishes for one backend sample."""
+
+    t_s: float
+    body: BodyFields
+    sinkage_m: float
+    heightmap: SurfaceHeightmap | None    # set when a heightmap is due and the sample has grains
+    final: bool
+
+
+class DemFrameBuilder:
+    """Backend sample -> DemFrame. Anchors odom at the first sample (OdomPlacement) and makes a
+    heightmap at the first sample carrying grain positions at or after each multiple of
+    heightmap_period_s (the backend gathers grains only every output_interval_s, so a shorter
+    period gives one per snapshot). A sample is duck-typed: t_s, body, sinkage_m,
+    grain_positions_m, grain_radius_m, bed_length_m, bed_width_m, final (lammps_backend.DemSample)."""
+
+    def __init__(self, slope_deg: float, body_radius_m: float, heightmap_period_s: float, cell_m: float) -> None:
+        self.slope_deg = slope_deg
+        self.body_radius_m = body_radius_m
+        self.heightmap_period_s = heightmap_period_s
+        self.cell_m = cell_m
+        self.placement: OdomPlacement | None = None
+        self._next_heightmap_s = 0.0
+
+    def __call__(self, sample: Any) -> DemFrame:
+        position_bed_m = np.asarray(sample.body['position_m'], dtype=float)
+        if self.placement is None:
+            self.placement = OdomPlacement.from_first_sample(self.slope_deg, position_bed_m, sample.sinkage_m,
+                                                             self.body_radius_m, sample.bed_length_m,
+                                                             sample.bed_width_m)
+        heightmap = None
+        if (self.heightmap_period_s > 0.0 and sample.grain_positions_m is not None
+                and sample.t_s >= self._next_heightmap_s - 1e-9):
+            heightmap = surface_heightmap(self.placement, sample.grain_positions_m, sample.grain_radius_m,
+                                          position_bed_m, self.cell_m)
+            periods_done = math.floor(sample.t_s / self.heightmap_period_s + 1e-6)
+            self._next_heightmap_s = (periods_done + 1) * self.heightmap_period_s
+        return DemFrame(float(sample.t_s), body_fields(self.placement, sample.t_s, sample.body),
+                        float(sample.sinkage_m), heightmap, bool(sample.final))
+
+
 # --- progress ---------------------------------------------------------------------------------
 
 def progress_values(sim_time_s: float, duration_s: float, wall_elapsed_s: float) -> dict[str, float]:
