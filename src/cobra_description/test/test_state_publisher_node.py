@@ -22,6 +22,7 @@ from tf2_msgs.msg import TFMessage
 from cobra_common.node_process import LoggedNode
 from cobra_description.robot_model import load_robot_model
 from cobra_description.tf_tree import quaternion_xyzw_to_matrix
+from cobra_common.ros_testing import spin_until
 
 URDF_DIR = Path(__file__).resolve().parents[3] / 'urdf'
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -48,15 +49,6 @@ def start_node(ros_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...
     yield start
     for node in started:
         node.stop()
-
-
-def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = SAFETY_TIMEOUT_S) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        rclpy.spin_once(node, timeout_sec=0.02)
-        if condition():
-            return True
-    return condition()
 
 
 def wait_started(node: LoggedNode) -> None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import rclpy
 from rclpy.node import Node
 
 from cobra_common.node_process import LoggedNode
+from cobra_common.ros_testing import spin_until
 
 
 def NodeProcess(args: list[str], env: dict[str, str], log_path: Path) -> LoggedNode:
@@ -38,15 +37,6 @@ def start_node(ros_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...
 @pytest.fixture
 def test_node(ros_node: Node) -> Node:
     return ros_node
-
-
-def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        rclpy.spin_once(node, timeout_sec=0.02)
-        if condition():
-            return True
-    return condition()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
 from cobra_common.ros_entry import stamp_seconds
+from cobra_common.ros_testing import spin_until
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
@@ -65,12 +66,6 @@ def assert_published_every(stamps_s: list[float], period_s: float) -> None:
     expected = round(1.0 / period_s)
     in_first_second = [t for t in stamps if stamps[0] + 0.1 <= t < stamps[0] + 1.1]
     assert 0.8 * expected <= len(in_first_second) <= expected + 1
-
-
-def spin_until(node, condition, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and not condition():
-        rclpy.spin_once(node, timeout_sec=0.05)
 
 
 def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):

@@ -20,6 +20,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
 from cobra_description.robot_model import load_robot_model
+from cobra_common.ros_testing import spin_until
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
@@ -38,12 +39,6 @@ def namespaced_sim(ros_env):
     yield process
     process.send_signal(signal.SIGINT)
     process.communicate(timeout=15)
-
-
-def spin_until(node, condition, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and not condition():
-        rclpy.spin_once(node, timeout_sec=0.05)
 
 
 def test_namespaced_sim_drives_the_global_clock_and_prefixes_its_frames(namespaced_sim, ros_node):
