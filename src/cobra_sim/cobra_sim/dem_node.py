@@ -274,8 +274,9 @@ class DemNode(Node):
             self._diagnostics_due_wall = now + DIAGNOSTICS_PERIOD_S
             self._publish_diagnostics()
         if self.finished:
+            wall_s = time.perf_counter() - self._started_wall
             self.get_logger().info(f'reached duration_s = {self.scenario.duration_s:g} s of sim time '
-                                   f'({self._published} samples) in {time.perf_counter() - self._started_wall:.1f} s wall')
+                                   f'({self._published} samples) in {wall_s:.1f} s wall')
 
     def stop_stream(self) -> bool:
         """End the worker; True when the engine was closed (else it dies with the process)."""

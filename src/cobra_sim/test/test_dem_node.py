@@ -129,7 +129,8 @@ def test_dem_node_publishes_the_sim_topics_for_every_sample_and_exits_at_duratio
     for name in ('odom', 'truth', 'contact'):
         assert [round(stamp_s(m.header), 9) for m in received[name]] == [round(t, 9) for t in clock_s], name
     assert [round(stamp_s(m.transforms[0].header), 9) for m in received['tf']] == [round(t, 9) for t in clock_s]
-    assert all(m.header.frame_id == 'odom' and m.child_frame_id == 'wheel' for m in received['odom'] + received['truth'])
+    assert all(m.header.frame_id == 'odom' and m.child_frame_id == 'wheel'
+               for m in received['odom'] + received['truth'])
     assert all(m.transforms[0].header.frame_id == 'odom' and m.transforms[0].child_frame_id == 'wheel'
                for m in received['tf'])
     assert all(m.header.frame_id == 'wheel' for m in received['contact'])
