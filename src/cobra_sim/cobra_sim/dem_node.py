@@ -393,7 +393,10 @@ def spin_until_finished(node: DemNode) -> None:
                 node.flush_publishers()
     finally:
         executor.remove_node(node)
-        node.stop_stream()
+        if not node.finished:
+            closed = node.stop_stream()
+            node.get_logger().info('stopped: DEM run closed' if closed else
+                                   'stopped while the engine settles: it ends with this process')
 
 
 def main(args: list[str] | None = None) -> int:

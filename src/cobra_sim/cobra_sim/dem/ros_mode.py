@@ -345,11 +345,14 @@ class SampleStream(Generic[SampleT, FrameT]):
         return self._done.is_set() and self._queue.empty() and self._error is None
 
     def stop(self, interrupt: Callable[[], None] | None, wait_s: float) -> bool:
-        """Ask the worker to end; True when it ended (generator closed) within wait_s."""
+        """Ask the worker to end; True when it ended (generator closed) within wait_s. Before the
+        first sample it is not waited for: nothing may cut that engine call short."""
         self._stop.set()
         if not self._thread.is_alive():
             return True
-        if interrupt is not None and self.samples_taken > 0:
+        if self.samples_taken == 0:
+            return False
+        if interrupt is not None:
             interrupt()
         self._thread.join(timeout=wait_s)
         return not self._thread.is_alive()
