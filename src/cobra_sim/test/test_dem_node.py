@@ -186,6 +186,7 @@ def test_sigint_while_lammps_settles_the_body_stops_the_node_at_once(
     code = node.stop(timeout_s=20.0)
     assert code == 0, node.output()
     assert 'first DEM sample' not in node.output()
+    assert 'stopped while the engine settles' in node.output(), node.output()
 
 
 def test_sigint_between_samples_cuts_the_lammps_run_short_and_closes_it(
@@ -216,7 +217,7 @@ def test_sigint_between_samples_cuts_the_lammps_run_short_and_closes_it(
     assert code == 0, node.output()
     # the backend's generator was closed (LAMMPS closed, its data file removed), not abandoned
     assert not list(cache_dir.glob('run_*.data')), sorted(p.name for p in cache_dir.iterdir())
-    assert 'Traceback' not in node.output(), node.output()
+    assert 'stopped: DEM run closed' in node.output() and 'Traceback' not in node.output(), node.output()
 
 
 @pytest.mark.parametrize('case', ['missing_file', 'deme_without_gpu', 'bad_override'])
