@@ -68,15 +68,25 @@ FLUSH_TIMEOUT_S = 1.0
 BODY_FRAME_PATTERN = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
 
 
+def source_tree() -> Path | None:
+    """The repository this module runs from (src/cobra_sim/cobra_sim/), or None when installed."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / 'src' / 'cobra_sim' / 'cobra_sim').is_dir() else None
+
+
 def scenario_dirs() -> list[Path]:
-    """Where scenario files are looked for: the installed cobra_bringup share, then the source tree."""
+    """Where scenario files are looked for: the installed cobra_bringup share, the source tree,
+    then the working directory's config/dem."""
     dirs = []
     try:
         from ament_index_python.packages import get_package_share_directory
         dirs.append(Path(get_package_share_directory('cobra_bringup')) / SCENARIO_DIR)
     except (ImportError, LookupError, ValueError, OSError):
         pass
-    dirs.append(Path(__file__).resolve().parents[3] / SCENARIO_DIR)
+    root = source_tree()
+    if root is not None:
+        dirs.append(root / SCENARIO_DIR)
+    dirs.append(Path.cwd() / SCENARIO_DIR)
     return dirs
 
 
@@ -85,6 +95,11 @@ def default_scenario_file() -> Path:
         if (directory / DEFAULT_SCENARIO).is_file():
             return directory / DEFAULT_SCENARIO
     return scenario_dirs()[-1] / DEFAULT_SCENARIO   # load_scenario names it as missing
+
+
+def default_cache_dir() -> Path:
+    """out/dem_cache of the source tree (shared with scripts/dem_run.py), else of the working directory."""
+    return (source_tree() or Path.cwd()) / 'out' / 'dem_cache'
 
 
 def load_run_scenario(p: dict[str, Any]) -> Scenario:
@@ -109,7 +124,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     p = declare(node, {
         'scenario_file': ('', describe(
             f"DEM scenario YAML (config/dem/); '' = {DEFAULT_SCENARIO} (installed cobra_bringup share, "
-            'else the source tree)', read_only=True)),
+            'else the source tree, else ./config/dem)', read_only=True)),
         'backend': ('', describe("DEM engine: '' = the scenario's | lammps | deme (deme: NVIDIA GPU)",
                                  read_only=True)),
         'duration_s': (0.0, describe("sim time to run, then exit 0 [s]; 0 = the scenario's duration_s",
@@ -118,7 +133,8 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             "comma-separated key=value scenario overrides, keys nested with dots and values read as "
             "YAML, as scripts/dem_run.py --set: e.g. 'slope_deg=20,body.motion=free'", read_only=True)),
         'cache_dir': ('', describe("settled-bed cache folder; '' = out/dem_cache of the source tree "
-                                   '(shared with scripts/dem_run.py)', read_only=True)),
+                                   '(shared with scripts/dem_run.py), installed: of the working directory',
+                                   read_only=True)),
         'frame_prefix': ('', describe(
             "prefix of every frame id this node stamps (odom, the body frame), e.g. 'cobra/'; '' = none",
             read_only=True)),
@@ -196,10 +212,7 @@ class DemNode(Node):
         self.scenario: Scenario = p['scenario']
         if self.scenario.mpi:
             self.get_logger().warning('the scenario asks for MPI; the ROS mode runs one process (one rank)')
-        cache_dir = Path(p['cache_dir']) if p['cache_dir'] else None
-        if cache_dir is None:
-            from cobra_sim.dem.lammps_backend import DEFAULT_CACHE_DIR
-            cache_dir = DEFAULT_CACHE_DIR
+        cache_dir = Path(p['cache_dir']) if p['cache_dir'] else default_cache_dir()
         logger = self.get_logger()
         self._samples = sample_source(self.scenario, cache_dir, lambda line: logger.info(line))
         cell_m = p['heightmap_cell_m'] or self.scenario.bed.clump_extent_m
