@@ -18,6 +18,7 @@ import sys
 import time
 
 from cobra_common.errors import StartupError
+from cobra_common.service_request import ResendingRequest
 
 SERVICE_TYPES = {'std_srvs/srv/Trigger': 'Trigger', 'std_srvs/srv/SetBool': 'SetBool'}
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes', 'on'), ('false', '0', 'no', 'off')
@@ -76,12 +77,15 @@ def main(argv: list[str] | None = None) -> int:
         client = node.create_client(Trigger if type_name == 'Trigger' else SetBool, service)
         if not client.wait_for_service(timeout_sec=max(deadline - time.monotonic(), 0.1)):
             raise StartupError(f'{service} did not become ready within {options.timeout:g} s')
-        request = Trigger.Request() if value is None else SetBool.Request(data=value)
-        future = client.call_async(request)
-        rclpy.spin_until_future_complete(node, future, timeout_sec=max(deadline - time.monotonic(), 0.1))
-        if not future.done():
+        if value is None:  # a Trigger acts on each request: sent once
+            future = client.call_async(Trigger.Request())
+            rclpy.spin_until_future_complete(node, future, timeout_sec=max(deadline - time.monotonic(), 0.1))
+            answer = future.result() if future.done() else None
+        else:  # SetBool asks for a state: sent again while unanswered (a reply lost after discovery)
+            answer = ResendingRequest(client, SetBool.Request(data=value)).spin_until_answered(
+                node, max(deadline - time.monotonic(), 0.1))
+        if answer is None:
             raise StartupError(f'{service} did not answer within {options.timeout:g} s')
-        answer = future.result()
     except StartupError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2

@@ -23,6 +23,7 @@ from std_msgs.msg import Bool, String
 from std_srvs.srv import SetBool, Trigger
 
 from cobra_common.ros_entry import StartupError, declare, describe
+from cobra_common.service_request import ResendingRequest
 from cobra_description.robot_model import Joint, RobotModel
 from cobra_gaits.curl_pose import CurlPoseError, curl_pose, latch_gap
 from cobra_gaits.presets import TUMBLE_GAIT  # noqa: F401 (re-exported for gait_node)
@@ -156,8 +157,8 @@ class TumbleController:
         self._measured_rad: np.ndarray | None = None
         self._joint_index: tuple[tuple[str, ...], np.ndarray | None] = ((), None)
         self._latch: bool | None = None
-        self._latch_future: tuple[bool, Any] | None = None
-        self._torque_future: Any = None
+        self._latch_request: tuple[bool, ResendingRequest] | None = None  # idempotent: resent until answered
+        self._torque_request: ResendingRequest | None = None
         self._published_state = ''
 
         self._state_pub = node.create_publisher(String, 'tumble/state', STATE_QOS)
@@ -222,28 +223,30 @@ class TumbleController:
         latch_request, torque_request = self.machine.take_requests()
         if latch_request is not None:
             if self._latch_client.service_is_ready():
-                self._latch_future = (latch_request, self._latch_client.call_async(SetBool.Request(data=latch_request)))
+                if self._latch_request is not None:
+                    self._latch_request[1].cancel()
+                self._latch_request = (latch_request, ResendingRequest(self._latch_client, SetBool.Request(data=latch_request)))
             else:
                 self.machine.latch_answered(latch_request, False, 'latch/set service not available')
                 self.node.get_logger().error(f'latch/set {latch_request} not sent: no latch/set service')
         if torque_request is not None:
             if self._torque_client.service_is_ready():
-                self._torque_future = self._torque_client.call_async(SetBool.Request(data=torque_request))
+                if self._torque_request is not None:
+                    self._torque_request.cancel()
+                self._torque_request = ResendingRequest(self._torque_client, SetBool.Request(data=torque_request))
             else:
                 self.node.get_logger().error(f'torque/set {torque_request} not sent: no torque/set service')
 
     def _collect_answers(self) -> None:
-        if self._latch_future is not None and self._latch_future[1].done():
-            engage, future = self._latch_future
-            self._latch_future = None
-            result = future.result()
-            if result is not None:
-                self.machine.latch_answered(engage, result.success, result.message)
-                if not result.success:
-                    self.node.get_logger().warning(f'latch/set {engage} refused: {result.message}')
-        if self._torque_future is not None and self._torque_future.done():
-            result, self._torque_future = self._torque_future.result(), None
-            if result is not None and not result.success:
+        if self._latch_request is not None and (result := self._latch_request[1].poll()) is not None:
+            engage = self._latch_request[0]
+            self._latch_request = None
+            self.machine.latch_answered(engage, result.success, result.message)
+            if not result.success:
+                self.node.get_logger().warning(f'latch/set {engage} refused: {result.message}')
+        if self._torque_request is not None and (result := self._torque_request.poll()) is not None:
+            self._torque_request = None
+            if not result.success:
                 self.node.get_logger().error(f'torque/set refused: {result.message}')
 
     def _publish_state(self) -> None:

@@ -15,6 +15,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool
 
+from cobra_common.service_request import ResendingRequest
 from cobra_description.robot_model import load_robot_model
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
@@ -36,14 +37,9 @@ def test_torque_on_does_not_snap_to_a_goal_sent_while_limp(ros_env, ros_node):
         assert torque.wait_for_service(timeout_sec=30.0)
 
         def set_torque(on: bool) -> None:
-            # idempotent, so asked again if unanswered: a request sent just after discovery can be
-            # lost while the server's reply writer has not matched this client yet (DDS race)
-            for _ in range(3):
-                future = torque.call_async(SetBool.Request(data=on))
-                rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
-                if future.done():
-                    break
-            assert future.result().success
+            # idempotent, so asked again while unanswered (a reply lost right after discovery)
+            answer = ResendingRequest(torque, SetBool.Request(data=on)).spin_until_answered(ros_node, 30.0)
+            assert answer is not None and answer.success
 
         def command_for(position_rad: float, sim_seconds: float) -> None:
             """Send the goal at ~100 Hz until the joint_states stamps advanced by sim_seconds."""
