@@ -12,9 +12,16 @@ baseline measured in the same run.
 4. ray, 2 CPUs:   the same with num_cpus=2 and twice the trials -> throughput / ray 1 CPU
                   (target >= 1.8x), also shown against bare parallel / bare serial.
 
+5. paired (first, load-robust): on one warm local Ray with 1 CPU, blocks of `--trials` trials
+                  alternate: bare loop, sweep with the table written after every trial (the old
+                  runner), sweep with the table written at most once a second (now); the
+                  overhead is the median over blocks of (sweep block / the bare block next to it
+                  - 1), so load that drifts over the run hits both sides alike.
+
 Ray start-up (ray.init) and each worker's first trial (imports, robot model) are excluded: a
 warm-up sweep runs first on each Ray. Trials differ only by seed (distinct keys, same cost).
 Run: .venv/bin/python scripts/bench/sweep_bench.py [--trials 8] [--sim-s 10] [--terrain rigid]
+     [--paired-blocks 4] [--paired-only]
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 for package in (REPO_ROOT / 'src').iterdir():
     sys.path.insert(0, str(package))
 
-from cobra_sweeps.runner import init_ray, run_sweep  # noqa: E402
+from cobra_sweeps.runner import TABLE_WRITE_INTERVAL_S, init_ray, run_sweep  # noqa: E402
 from cobra_sweeps.spec import parse_spec  # noqa: E402
 from cobra_sweeps.trial import run_trial  # noqa: E402
 
@@ -88,13 +96,53 @@ def ray_sweep_s(args: argparse.Namespace, seeds: list[int], num_cpus: int) -> tu
         ray.shutdown()
 
 
+def paired_overheads(args: argparse.Namespace) -> None:
+    """Median per-block overhead of the sweep (per-trial table writes vs throttled) over the bare loop."""
+    import ray
+    init_ray(1, None)
+    fixed = {'terrain': args.terrain, 'duration_s': args.sim_s}
+    ratios: dict[str, list[float]] = {'per-trial writes': [], 'throttled writes': []}
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            run_sweep(parse_spec({'search': 'grid', 'fixed': fixed, 'space': {'seed': [10_000]}}), Path(out) / 'w',
+                      progress=False)
+            run_trial(trial_params(args, 10_000))
+            time.sleep(args.ray_settle_s)
+            seed = 0
+            for block in range(args.paired_blocks):
+                order = list(ratios) if block % 2 == 0 else list(reversed(ratios))
+                for name in order:
+                    seeds = list(range(seed, seed + args.trials))
+                    seed += args.trials
+                    started = time.perf_counter()
+                    for trial_seed in seeds:
+                        run_trial(trial_params(args, trial_seed))
+                    bare = time.perf_counter() - started
+                    spec = parse_spec({'search': 'grid', 'fixed': fixed, 'space': {'seed': seeds}})
+                    started = time.perf_counter()
+                    run_sweep(spec, Path(out) / f'{name}_{block}', progress=False,
+                              write_interval_s=0.0 if name == 'per-trial writes' else TABLE_WRITE_INTERVAL_S)
+                    ratios[name].append((time.perf_counter() - started) / bare - 1.0)
+    finally:
+        ray.shutdown()
+    for name, values in ratios.items():
+        print(f'paired, ray 1 CPU, {name}: overhead per trial median {100 * statistics.median(values):+.1f} % '
+              f'(blocks: {", ".join(f"{100 * v:+.1f}" for v in values)} %) of a {args.sim_s:g} s sim trial')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--trials', type=int, default=8, help='trials per 1-core run (2-core runs use twice as many)')
     parser.add_argument('--sim-s', type=float, default=10.0, help='measured sim seconds per trial')
     parser.add_argument('--terrain', default='rigid')
     parser.add_argument('--ray-settle-s', type=float, default=5.0, help='wait after the warm-up sweep')
+    parser.add_argument('--paired-blocks', type=int, default=4, help='alternating bare / sweep blocks (0: skip)')
+    parser.add_argument('--paired-only', action='store_true', help='only the paired comparison')
     args = parser.parse_args()
+    if args.paired_blocks > 0:
+        paired_overheads(args)
+    if args.paired_only:
+        return
     seeds = list(range(args.trials))
     seeds2 = list(range(2 * args.trials))
 

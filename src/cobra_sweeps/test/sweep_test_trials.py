@@ -29,3 +29,8 @@ def fail_always_or_first(params: Mapping[str, Any]) -> dict[str, float]:
 def quadratic(params: Mapping[str, Any]) -> dict[str, float]:
     """speed = -(x - 0.3)^2: a maximum to search for."""
     return {'speed_m_s': -(float(params['x']) - 0.3) ** 2}
+
+
+def report_niceness(params: Mapping[str, Any]) -> dict[str, float]:
+    """The worker's CPU niceness as a metric."""
+    return {'speed_m_s': float(os.nice(0))}
