@@ -12,7 +12,7 @@ nodes' own parameter declarations before starting anything.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,7 +28,9 @@ from cobra_bringup.run_metadata import gait_entries, git_revision, run_custom_da
 LAUNCH_FILES = ('sidewind.launch.py', 'lts.launch.py', 'tumble.launch.py')
 ROBOTS = ('cobra', 'tsnake')  # urdf/<robot>.urdf; DEFAULT_ROBOT is what a node loads without urdf_path
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
-TERRAINS = tuple(sorted(TERRAIN_MODELS))
+DEM_TERRAIN = 'dem'  # granular DEM (cobra_sim dem_node): the thesis's rigid wheel on a particle bed, no robot
+DEM_BODY = 'wheel'  # the body a DEM run simulates (the bag's custom_data robot)
+TERRAINS = tuple(sorted([*TERRAIN_MODELS, DEM_TERRAIN]))
 PEER_WAIT_S = 15.0  # the simulation holds t = 0 until the gait (and the logger) joined, at most this long
 
 
@@ -57,11 +59,15 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument('lts_preset', 'rolling', 'LTS gait for gait:=lts (seed 002)', LTS_PRESET_NAMES),
     LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
     LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
-    LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true)', TERRAINS),
+    LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true); dem = granular DEM '
+                   '(the thesis\'s rigid wheel on a particle bed, slow; no robot, gait or state publisher)',
+                   TERRAINS),
     LaunchArgument('terrain_file', '', 'simulation: terrain parameter YAML (one per soil, e.g. '
-                   'config/soil/loose_sand.yaml, Chrono SCM names); empty = the terrain\'s default'),
-    LaunchArgument('slope_deg', '0.0', 'simulation: tilt of the rigid ground [deg], descending along '
-                   '+x (where the head points at start); 0 <= slope_deg < 90, terrain:=rigid only'),
+                   'config/soil/loose_sand.yaml, Chrono SCM names; terrain:=dem: a DEM scenario, '
+                   'config/dem/*.yaml); empty = the terrain\'s default'),
+    LaunchArgument('slope_deg', '0.0', 'simulation: tilt of the ground [deg], descending along '
+                   '+x (where the head points at start); 0 <= slope_deg < 90, terrain:=rigid or dem '
+                   '(dem: 0 = the scenario\'s)'),
     LaunchArgument('duration', '0.0', 'simulation: stop after this many sim seconds; 0 = until Ctrl-C'),
     LaunchArgument('real_time_factor', '1.0', 'simulation: sim seconds per wall second; '
                    '0 = as fast as possible'),
@@ -209,6 +215,59 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             raise BringupError(f'missing parameter file {path}: is cobra_bringup installed?')
         return (path, *extra)
 
+    frame_prefix = {'frame_prefix': arguments['frame_prefix']} if arguments['frame_prefix'] else {}
+    terrain_file = {'terrain_file': str(Path(arguments['terrain_file']).resolve())} \
+        if arguments['terrain_file'] else {}
+    if arguments['terrain'] == DEM_TERRAIN:
+        nodes = [_dem_node(use_sim, duration, slope_deg, record, files, frame_prefix, terrain_file)]
+        gait_parameters: dict[str, object] = {}
+        gait_file_parameters: dict[str, object] = {}
+    else:
+        nodes, gait_parameters, gait_file_parameters = _robot_nodes(
+            arguments, use_sim, record, duration, real_time_factor, slope_deg, files, frame_prefix, terrain_file)
+    if record:
+        bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
+        if bag_path.exists():
+            raise BringupError(f'bag_path {bag_path} already exists: choose a new bag_path:=...')
+        dem = arguments['terrain'] == DEM_TERRAIN  # the DEM body is the thesis's wheel: no robot, no gait
+        custom_data = run_custom_data(  # the run's provenance in the bag's metadata.yaml (run_metadata)
+            launch_file, DEM_BODY if dem else robot, use_sim, arguments['terrain'], slope_deg,
+            terrain_file.get('terrain_file', ''),
+            {} if dem else gait_entries(gait, arguments['direction'], arguments['lts_preset'],
+                                        str(gait_parameters.get('csv_file', '')), gait_file_parameters),
+            git_revision())
+        nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
+                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim,
+                                  'custom_data': custom_data},
+                                 arguments={'bag_path': 'bag_path'}))
+    return nodes
+
+
+def _dem_node(use_sim: bool, duration: float, slope_deg: float, record: bool,
+              files: Callable[[str], tuple[Path, ...]], frame_prefix: dict[str, str],
+              terrain_file: dict[str, str]) -> NodeSpec:
+    """terrain:=dem: the DEM scenario in ROS mode (dem_node), alone with the logger: its body is the
+    thesis's rigid wheel, so there is no robot, gait, state publisher or path forecast."""
+    if not use_sim:
+        raise BringupError('terrain:=dem is a simulated terrain: add use_sim:=true')
+    parameters: dict[str, object] = {'use_sim_time': True, 'duration_s': duration,
+                                     'wait_for_peers_s': PEER_WAIT_S if record else 0.0, **frame_prefix}
+    if terrain_file:
+        parameters['scenario_file'] = terrain_file['terrain_file']
+    if slope_deg:
+        parameters['scenario_overrides'] = f'slope_deg={slope_deg:g}'
+    return NodeSpec('cobra_sim', 'dem_node', 'dem_node', files('dem.yaml'), parameters, ends_run=True,
+                    arguments={'scenario_file': 'terrain_file', 'duration_s': 'duration',
+                               'frame_prefix': 'frame_prefix', 'scenario_overrides': 'slope_deg'})
+
+
+def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duration: float,
+                 real_time_factor: float, slope_deg: float, files: Callable[[str], tuple[Path, ...]],
+                 frame_prefix: dict[str, str], terrain_file: dict[str, str],
+                 ) -> tuple[list[NodeSpec], dict[str, object], dict[str, object]]:
+    """The robot's nodes (gait, sim or driver + odometry, state publisher, path forecast), the gait
+    node's parameters and the gait file's parameters (for the bag's provenance)."""
+    robot, gait = arguments['robot'], arguments['gait']
     # the first command waits for its consumers: the sim or the driver, and the logger when recording
     gait_parameters: dict[str, object] = {'gait': gait, 'direction': arguments['direction'],
                                           'use_sim_time': use_sim, 'command_subscribers': 1 + record}
@@ -233,9 +292,6 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         raise BringupError(' '.join(str(error).split())) from error  # one line, as every error here
     gait_parameters.update(urdf)
 
-    frame_prefix = {'frame_prefix': arguments['frame_prefix']} if arguments['frame_prefix'] else {}
-    terrain_file = {'terrain_file': str(Path(arguments['terrain_file']).resolve())} \
-        if arguments['terrain_file'] else {}
     nodes = [NodeSpec('cobra_gaits', 'gait_node', 'gait_node', files('gait.yaml'), gait_parameters,
                       arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file',
                                  'lts_preset': 'lts_preset', 'urdf_path': 'robot'})]
@@ -262,16 +318,4 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
         nodes.append(NodeSpec('cobra_gaits', 'path_forecast_node', 'path_forecast', files('path_forecast.yaml'),
                               {'use_sim_time': use_sim, **frame_prefix, **urdf},
                               arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
-    if record:
-        bag_path = Path(arguments['bag_path']) if arguments['bag_path'] else default_bag_path(launch_file)
-        if bag_path.exists():
-            raise BringupError(f'bag_path {bag_path} already exists: choose a new bag_path:=...')
-        custom_data = run_custom_data(  # the run's provenance in the bag's metadata.yaml (run_metadata)
-            launch_file, robot, use_sim, arguments['terrain'], slope_deg, terrain_file.get('terrain_file', ''),
-            gait_entries(gait, arguments['direction'], arguments['lts_preset'],
-                         str(gait_parameters.get('csv_file', '')), gait_file_parameters), git_revision())
-        nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
-                                 {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim,
-                                  'custom_data': custom_data},
-                                 arguments={'bag_path': 'bag_path'}))
-    return nodes
+    return nodes, gait_parameters, gait_file_parameters

@@ -155,7 +155,7 @@ def _declared_values(spec: NodeSpec, namespace: str, context: Any
 
 
 KNOWN_NODE_NAMES = ('logger', 'gait_node', 'sim_node', 'joint_driver', 'odometry', 'state_publisher',
-                    'path_forecast')  # every mode's
+                    'path_forecast', 'dem_node')  # every mode's
 
 
 def section_pattern(key: str) -> re.Pattern[str]:
@@ -232,7 +232,7 @@ def validate_node_set(specs: Sequence[NodeSpec], namespace: str,
     all_declared: set[str] = set()
     with _loopback_context(domain_id) as context:
         for index, spec in enumerate(specs):
-            if spec.package == 'cobra_sim' and 'rate_hz' in values_by_node.get('gait_node', {}):
+            if spec.executable == 'sim_node' and 'rate_hz' in values_by_node.get('gait_node', {}):
                 spec = specs[index] = replace(spec, parameters={
                     **spec.parameters, 'command_period_s': 1.0 / values_by_node['gait_node']['rate_hz']})
             values, declared, overrides = _declared_values(spec, namespace, context)

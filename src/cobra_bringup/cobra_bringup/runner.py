@@ -290,8 +290,11 @@ def main(argv: list[str] | None = None) -> int:
         if claim is not None:
             claim.release()
     logger = next((spec for spec in specs if spec.package == 'cobra_logger'), None)
-    if code == 0 and logger is not None:
+    if code == 0 and logger is not None and 'gait_node' in values_by_node:
         code = print_summary(Path(str(logger.parameters['bag_path'])), values_by_node, simulated)
+    elif code == 0 and logger is not None:  # terrain:=dem: a wheel, no robot to summarise
+        print(f"[run] bag {logger.parameters['bag_path']} (DEM wheel run: scripts/dem_run.py prints "
+              'the DEM summary of a scenario)', flush=True)
     return code
 
 

@@ -375,3 +375,21 @@ def test_terrain_file_reaches_the_sim_as_an_absolute_path_and_only_when_given(tm
 def test_the_gait_holds_its_first_command_for_the_logger_only_when_recording():
     assert _by_name(_nodes('use_sim:=true'))['gait_node'].parameters['command_subscribers'] == 2
     assert _by_name(_nodes('use_sim:=true', 'record:=false'))['gait_node'].parameters['command_subscribers'] == 1
+
+
+def test_dem_terrain_runs_the_dem_node_alone_with_the_logger(tmp_path):
+    nodes = _by_name(_nodes('use_sim:=true', 'terrain:=dem', 'slope_deg:=20', 'duration:=0.5',
+                            f'terrain_file:={tmp_path / "bed.yaml"}', f'bag_path:={tmp_path / "bag"}'))
+    assert set(nodes) == {'logger', 'dem_node'}
+    dem = nodes['dem_node']
+    assert (dem.package, dem.executable, dem.ends_run) == ('cobra_sim', 'dem_node', True)
+    assert dem.parameters['scenario_file'] == str(tmp_path / 'bed.yaml')
+    assert dem.parameters['scenario_overrides'] == 'slope_deg=20' and dem.parameters['duration_s'] == 0.5
+    assert dem.parameters['wait_for_peers_s'] > 0  # the logger's subscriptions must see the first sample
+    custom = nodes['logger'].parameters['custom_data']
+    assert 'cobra.robot=wheel' in custom and not any(entry.startswith('cobra.gait') for entry in custom)
+
+
+def test_dem_terrain_without_the_simulation_is_refused():
+    with pytest.raises(BringupError, match='terrain:=dem is a simulated terrain: add use_sim:=true'):
+        _nodes('terrain:=dem')

