@@ -5,9 +5,9 @@ first cycle, which holds the amplitude ramp, left out when another remains) (cob
 start and frequency from joint_commands or the bag's custom_data, head track from
 ground_truth/odom, else odom) and, where the bag has a ground-truth height, `head_height_m`: the
 median base_link z of ground_truth/odom over those cycles (the trial metrics of the same names:
-head_stride_m_per_cycle, head_height_m; on soft soil the whole body sits lower). A robot bag has no ground truth z; its custom_data may
-carry a measured `cobra.sinkage_m` (a number), which then becomes the `sinkage_m` target.
-Odometry z (an estimate) is never used.
+head_stride_m_per_cycle, head_height_m; on soft soil the whole body sits lower). A robot bag has
+no ground truth z; its custom_data may carry a measured `cobra.sinkage_m` (a number), which then
+becomes the `sinkage_m` target. Odometry z (an estimate) is never used.
 
 `record_trial_bag(params, path)`: a sweep trial (cobra_sweeps.trial, sidewinding on any terrain)
 whose commands and base_link pose are written as a rosbag2 MCAP bag (joint_commands,
@@ -48,7 +48,7 @@ class BagTarget:
 def bag_target(path: str | Path) -> BagTarget:
     """Stride per cycle (+ head height or sinkage where the bag has them) of a bag's steady gait."""
     from cobra_analysis.analysis import analyse_bag
-    from cobra_analysis.bag_reader import BagError, read_bag, matches
+    from cobra_analysis.bag_reader import BagError, matches, read_bag
     try:
         bag = read_bag(path)
     except BagError as error:
@@ -72,7 +72,7 @@ def bag_target(path: str | Path) -> BagTarget:
         inside = (head.times_s >= begin_s) & (head.times_s < end_s)
         target['head_height_m'] = float(np.median(head.position_m[inside, 2]))
     else:
-        notes.append(f'no ground_truth/odom: no head height target (odometry z is an estimate, not used)')
+        notes.append('no ground_truth/odom: no head height target (odometry z is an estimate, not used)')
     if SINKAGE_CUSTOM_KEY in bag.custom_data:
         try:
             target['sinkage_m'] = float(bag.custom_data[SINKAGE_CUSTOM_KEY])
@@ -82,13 +82,16 @@ def bag_target(path: str | Path) -> BagTarget:
     return BagTarget(target, float(analysis.frequency_hz), int(len(steady)), head.topic, notes)
 
 
-def record_trial_bag(params: Mapping[str, Any], path: str | Path) -> dict[str, float]:
-    """Run a sidewinding trial and write what it commanded and where its head went as a bag; its metrics."""
+def record_trial_bag(params: Mapping[str, Any], path: str | Path,
+                     custom_data: Mapping[str, str] | None = None) -> dict[str, float]:
+    """Run a sidewinding trial and write what it commanded and where its head went as a bag
+    (plus `custom_data` in its metadata); the trial's metrics."""
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
     check_param_keys(list(params))
     full = {**TRIAL_DEFAULTS, **params}
-    gait = SidewindingParams(**{k: (str(full[k]) if k == 'direction' else float(full[k])) for k in GAIT_KEYS}).validated()
+    gait = SidewindingParams(**{k: (str(full[k]) if k == 'direction' else float(full[k]))
+                                for k in GAIT_KEYS}).validated()
     sim = build_sim(full)
     joints = sim.robot.gait_joints()
     generator = SidewindingGenerator([j.axis_kind for j in joints], gait)
@@ -123,10 +126,13 @@ def record_trial_bag(params: Mapping[str, Any], path: str | Path) -> dict[str, f
         for key, value in full.items():
             if key.startswith('terrain'):
                 writer.set_custom_data(f'cobra.{key}', str(value))
+        for key, value in (custom_data or {}).items():
+            writer.set_custom_data(key, str(value))
         for t_s, targets, position, (w, x, y, z) in records:
             stamp_ns = round(t_s * 1e9)
             header = types['std_msgs/msg/Header'](stamp(t_s), '')
-            message = types['sensor_msgs/msg/JointState'](header, names, targets.astype(float), np.zeros(0), np.zeros(0))
+            message = types['sensor_msgs/msg/JointState'](header, names, targets.astype(float), np.zeros(0),
+                                                          np.zeros(0))
             writer.write(commands, stamp_ns, store.serialize_cdr(message, 'sensor_msgs/msg/JointState'))
             pose = types['geometry_msgs/msg/Pose'](types['geometry_msgs/msg/Point'](*map(float, position)),
                                                    types['geometry_msgs/msg/Quaternion'](float(x), float(y), float(z),

@@ -30,7 +30,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('command', choices=COMMANDS,
                         help='run a sweep, calibrate soil parameters, or compare the predictor\'s gait optimum '
                              'with the physics sim\'s (seed 001)')
-    parser.add_argument('spec', type=Path, nargs='?', help='sweep spec YAML (config/sweeps/*.yaml); not for compare-optimum')
+    parser.add_argument('spec', type=Path, nargs='?',
+                        help='sweep spec YAML (config/sweeps/*.yaml); not for compare-optimum')
     parser.add_argument('--out', type=Path, required=True, help='output folder: results.parquet, plots')
     parser.add_argument('--num-cpus', type=int, default=None, help='local Ray: CPUs to use (default: all)')
     parser.add_argument('--address', default=None,

@@ -14,7 +14,7 @@ import pytest
 
 TEST_DIR = Path(__file__).resolve().parent
 
-from cobra_sweeps.bag_target import bag_target, record_trial_bag, spec_with_bag_target  # noqa: E402
+from cobra_sweeps.bag_target import BagTargetError, bag_target, record_trial_bag, spec_with_bag_target  # noqa: E402
 from cobra_sweeps.calibrate import calibrate, refine_one_parameter  # noqa: E402
 from cobra_sweeps.cli import main  # noqa: E402
 from cobra_sweeps.plots import pareto_front  # noqa: E402
@@ -161,7 +161,8 @@ def test_soil_calibration_from_a_bag_recovers_its_kphi(local_ray: None, tmp_path
 def test_calibrate_bag_refuses_a_bag_without_a_stride_or_at_another_frequency(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], sand_bag: Path) -> None:
     spec_path = tmp_path / 'spec.yaml'
-    spec_path.write_text('fixed: {terrain: scm, frequency_hz: 0.3}\nspace: {terrain.soil.Bekker_Kphi: [1.0e+4, 1.0e+5]}')
+    spec_path.write_text('fixed: {terrain: scm, frequency_hz: 0.3}\n'
+                         'space: {terrain.soil.Bekker_Kphi: [1.0e+4, 1.0e+5]}')
     out = tmp_path / 'out'
     assert main(['calibrate', str(spec_path), '--bag', str(sand_bag), '--out', str(out)]) == 2
     assert 'set fixed.frequency_hz: 0.4' in capsys.readouterr().err
@@ -170,6 +171,17 @@ def test_calibrate_bag_refuses_a_bag_without_a_stride_or_at_another_frequency(
     assert main(['calibrate', str(spec_path), '--bag', str(empty), '--out', str(out)]) == 2
     assert capsys.readouterr().err.startswith('cobra_sweep: error:')
     assert not out.exists()
+
+
+@pytest.mark.parametrize('sinkage_text, expected', [('0.014', 0.014), ('deep', None)])
+def test_bag_sinkage_comes_from_custom_data(tmp_path: Path, sinkage_text: str, expected: float | None) -> None:
+    bag = tmp_path / 'bag'
+    record_trial_bag({'duration_s': 5.0, 'settle_s': 0.2}, bag, {'cobra.sinkage_m': sinkage_text})
+    if expected is None:
+        with pytest.raises(BagTargetError, match='cobra.sinkage_m'):
+            bag_target(bag)
+    else:
+        assert bag_target(bag).target['sinkage_m'] == expected
 
 
 def test_refinement_is_exact_for_a_locally_linear_miss() -> None:

@@ -77,7 +77,8 @@ def start_gaits(count: int) -> list[tuple[str, EllipticGait, float | None]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog='python -m cobra_gaits.predictor.cot_gain', description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(prog='python -m cobra_gaits.predictor.cot_gain',
+                                     description=__doc__.split('\n')[0])
     parser.add_argument('--starts', type=int, default=3, help='start gaits (A, B, C: the third with fixed xi)')
     parser.add_argument('--c', type=float, nargs='+', default=list(DEFAULT_COEFFICIENTS),
                         help='dissipation coefficients c >= 0')
