@@ -10,7 +10,8 @@ Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic
     I_xx, I_yy, I_zz come from the scenario through an infile; y force and x/z torques are off
     (planar rolling); `prescribed` also turns the y torque off so the initial spin
     omega_r = I_yy^-1 L_y is held while translation stays free;
-  - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py);
+  - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py, except
+    mu_roll = C_rr R_i / R_eff: see rolling_friction_of_crr);
   - slope: `fix gravity` tilted by slope_deg; load balance: `balance`/`fix balance shift z`.
 The settled bed is cached under out/dem_cache/ keyed by Scenario.bed_key(), so runs and tests
 settle each bed once. Only rank 0 writes files; every rank runs the same Python.
@@ -236,14 +237,17 @@ class LammpsRun:
         k_hertz_ref = 4.0 / 3.0 * t.youngs_modulus_pa / (2 * (1 - t.poisson_ratio ** 2)) * math.sqrt(0.5 * a * 0.01 * a)
         k_roll = sc.rolling_stiffness_ratio * k_hertz_ref
 
-        def law(e: float, cor: float, nu: float, xgt: float, mu: float, crr: float) -> str:
+        def law(e: float, cor: float, nu: float, xgt: float, mu: float, mu_roll: float) -> str:
             return (f'hertz/material {e:.6g} {cor:.6g} {nu:.6g} damping coeff_restitution '
-                    f'tangential mindlin NULL {xgt:.6g} {mu:.6g} rolling sds {k_roll:.6g} 0.0 {crr:.6g}')
+                    f'tangential mindlin NULL {xgt:.6g} {mu:.6g} rolling sds {k_roll:.6g} 0.0 {mu_roll:.6g}')
 
-        grain_law = law(t.youngs_modulus_pa, t.restitution, t.poisson_ratio, xgt_t, t.friction, t.rolling_resistance)
-        wheel_law = law(w.youngs_modulus_pa, w.restitution, w.poisson_ratio, xgt_w, w.friction, w.rolling_resistance)
+        s = sc.body.sphere_radius_m
+        grain_law = law(t.youngs_modulus_pa, t.restitution, t.poisson_ratio, xgt_t, t.friction,
+                        rolling_friction_of_crr(t.rolling_resistance, a, a))
+        wheel_law = law(w.youngs_modulus_pa, w.restitution, w.poisson_ratio, xgt_w, w.friction,
+                        rolling_friction_of_crr(w.rolling_resistance, s, s))
         pair_law = law(e_pair_wt, sc.wheel_terrain_restitution, nu_wt, xgt_t, sc.wheel_terrain_friction,
-                       max(t.rolling_resistance, w.rolling_resistance))
+                       rolling_friction_of_crr(max(t.rolling_resistance, w.rolling_resistance), a, s))
         skin = 0.3 * a
         self.command(f"""
 units si
@@ -366,6 +370,18 @@ thermo 0
         return {'position_m': com, 'quaternion_wxyz': quaternion_from_matrix(rotation),
                 'velocity_m_s': vcm, 'angular_velocity_rad_s': omega, 'contact_force_n': force,
                 'contact_torque_nm': torque}
+
+
+def rolling_friction_of_crr(crr: float, radius_m: float, other_radius_m: float) -> float:
+    """LAMMPS `rolling sds` mu_roll giving DEM-Engine's rolling-resistance torque C_rr F_n R.
+
+    LAMMPS caps the rolling force at mu_roll F_n and applies it through the reduced radius
+    R_eff = R_i R_j / (R_i + R_j) (pair_granular: torroll = Reff n x F_roll), so its torque cap is
+    mu_roll F_n R_eff; DEM-Engine applies C_rr F_n at the contact point of the grain (lever R_i).
+    Equal torques: mu_roll = C_rr R_i / R_eff (2 C_rr between equal spheres; passing C_rr
+    straight through halved the grains' rolling resistance)."""
+    reduced_radius_m = radius_m * other_radius_m / (radius_m + other_radius_m)
+    return crr * radius_m / reduced_radius_m
 
 
 def write_data_file(path: Path, positions: np.ndarray, radius: np.ndarray, types: np.ndarray,
@@ -592,3 +608,85 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
             summary['wall_time_s'] = time.monotonic() - started
             summary['ranks'] = sample.ranks
     return summary
+
+
+# --- angle of repose ---------------------------------------------------------------------------
+
+def column_bed(scenario: Scenario, column_width_m: float, column_height_m: float) -> Bed:
+    """A column of the scenario's clumps (HCP, random orientations) centred in x on a rough base
+    spanning the whole periodic box: released, it collapses into a heap (x is periodic, so the box
+    must be long enough for the heap's toes not to meet)."""
+    bed = scenario.bed
+    a = bed.sphere_radius_m
+    clump_volume = clump_volume_m3(a, bed.clump_spacing_of_radius)
+    n_clumps = max(1, round(bed.fill_packing * column_width_m * bed.width_m * column_height_m / clump_volume))
+    rng = np.random.default_rng(bed.seed)
+    centres = hcp_sites(column_width_m, bed.width_m, bed.clump_extent_m * 1.05, a + 0.55 * bed.clump_extent_m,
+                        n_clumps)
+    centres[:, 0] += 0.5 * (bed.length_m - column_width_m)
+    offsets = clump_sphere_offsets_m(a, bed.clump_spacing_of_radius)
+    grains = (centres[:, None, :] + np.einsum('nij,kj->nki', random_rotations(n_clumps, rng), offsets)).reshape(-1, 3)
+    base = initial_bed(scenario)
+    base_mask = base.atom_type == BASE_TYPE
+    grain_density = bed.density_kg_m3 * clump_volume / (3 * 4.0 / 3.0 * math.pi * a ** 3)
+    n_grain, n_base = len(grains), int(base_mask.sum())
+    return Bed(positions_m=np.concatenate([grains, base.positions_m[base_mask]]),
+               radius_m=np.full(n_grain + n_base, a),
+               atom_type=np.concatenate([np.full(n_grain, GRAIN_TYPE), np.full(n_base, BASE_TYPE)]),
+               molecule=np.concatenate([np.repeat(np.arange(1, n_clumps + 1), 3), np.full(n_base, n_clumps + 2)]),
+               density_kg_m3=np.concatenate([np.full(n_grain, grain_density), np.full(n_base, bed.density_kg_m3)]),
+               length_m=bed.length_m, width_m=bed.width_m)
+
+
+def heap_angle_deg(positions_m: np.ndarray, radius_m: np.ndarray, length_m: float, bin_m: float) -> dict[str, float]:
+    """Angle of a heap's two flanks: the top of the grains per x bin (all y), and a straight line
+    fitted on each side through the bins between 20 % and 80 % of the heap height (the rounded
+    crest and the toe are left out, as in a photographed-profile measurement)."""
+    x = positions_m[:, 0] % length_m
+    top = positions_m[:, 2] + radius_m
+    edges = np.arange(0.0, length_m + bin_m, bin_m)
+    index = np.clip(np.digitize(x, edges) - 1, 0, len(edges) - 2)
+    heights = np.zeros(len(edges) - 1)
+    np.maximum.at(heights, index, top)
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    floor_m = float(np.min(heights[heights > 0])) if np.any(heights > 0) else 0.0
+    relative = heights - floor_m
+    peak = int(np.argmax(relative))
+    crest_m = float(relative[peak])
+    angles: list[float] = []
+    for side in (slice(0, peak + 1), slice(peak, len(relative))):
+        xs, hs = centres[side], relative[side]
+        keep = (hs > 0.2 * crest_m) & (hs < 0.8 * crest_m)
+        if keep.sum() >= 3:
+            angles.append(math.degrees(math.atan(abs(np.polyfit(xs[keep], hs[keep], 1)[0]))))
+    return {'angle_deg': float(np.mean(angles)) if angles else float('nan'),
+            'left_deg': angles[0] if angles else float('nan'), 'right_deg': angles[-1] if angles else float('nan'),
+            'height_m': crest_m}
+
+
+def angle_of_repose_deg(scenario: Scenario, column_width_m: float, column_height_m: float, work_dir: Path,
+                        max_time_s: float = 1.5) -> dict[str, float]:
+    """Collapse a column of the scenario's grains on its rough base (level gravity) until the
+    fastest clump is slower than settle_speed_m_s, and measure the heap's flank angle."""
+    bed = column_bed(scenario, column_width_m, column_height_m)
+    run = LammpsRun(scenario)
+    data_path = work_dir / f'column_{os.getppid()}.data'
+    try:
+        run.build(bed, data_path)
+        run.first_run()
+        steps = max(1, round(SETTLE_CHUNK_S / scenario.dt_s))
+        t_s = 0.0
+        while True:
+            run.run_steps(steps)
+            t_s += steps * scenario.dt_s
+            vmax = run.max_grain_speed_m_s()
+            if (t_s >= 0.3 and vmax < scenario.bed.settle_speed_m_s) or t_s >= max_time_s:
+                break
+        positions = run.gather_bed_positions()[bed.grain_mask]
+        run.barrier()
+    finally:
+        run.close()
+        if run.rank == 0:
+            data_path.unlink(missing_ok=True)
+    result = heap_angle_deg(positions, bed.radius_m[bed.grain_mask], bed.length_m, scenario.bed.clump_extent_m)
+    return dict(result, settle_time_s=t_s, fastest_grain_m_s=vmax, clumps=float(bed.grain_mask.sum() // 3))
