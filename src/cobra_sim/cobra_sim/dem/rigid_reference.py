@@ -1,0 +1,89 @@
+"""Rigid-slope reference of the DEM tumbling wheel (thesis §28, Fig. 22): the same wheel in MuJoCo.
+
+The wheel of the DEM scenario (radius, width, mass, I_yy, I_xx = I_zz) as a cylinder on a rigid
+plane, in the DEM bed frame (x downslope, z slope normal, gravity tilted by slope_deg), with the
+translation along x and z and the spin about y as joints (planar, like the LAMMPS wheel).
+`free`: it rolls under gravity; `prescribed`: a stiff velocity servo holds the spin at omega_r
+while the translation stays free (the DEM scenario's prescribed motion). Contact: the rigid
+ground of the tumbling issue (thesis §7 static friction 0.5 by default, cobra_sim.terrain's
+RigidGroundParams) as MuJoCo's elliptic Coulomb cone with a stiff, critically damped soft contact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from cobra_sim.dem.scenario import GRAVITY_M_S2, Scenario
+
+RIGID_TIME_STEP_S = 5e-4
+SPIN_SERVO_GAIN_NM_S = 2000.0   # N m per rad/s: holds omega_r within ~1e-3 rad/s against the contact torque
+
+
+def wheel_model_xml(scenario: Scenario, friction: float) -> str:
+    """MJCF of the wheel on the rigid plane, bed frame, gravity tilted by the scenario's slope."""
+    body = scenario.body
+    theta = math.radians(scenario.slope_deg)
+    gx, gz = GRAVITY_M_S2 * math.sin(theta), -GRAVITY_M_S2 * math.cos(theta)
+    ixx = body.inertia_xx_kg_m2
+    servo = (f'<actuator><velocity name="spin" joint="spin" kv="{SPIN_SERVO_GAIN_NM_S}"/></actuator>'
+             if body.motion == 'prescribed' else '')
+    return f"""<mujoco model="dem_rigid_reference">
+  <option timestep="{RIGID_TIME_STEP_S}" gravity="{gx:.9g} 0 {gz:.9g}" cone="elliptic" integrator="implicitfast"/>
+  <worldbody>
+    <geom name="slope" type="plane" size="50 1 0.1" friction="{friction} 0.005 0.0001"/>
+    <body name="wheel" pos="0 0 {body.radius_m}">
+      <joint name="x" type="slide" axis="1 0 0" damping="0"/>
+      <joint name="z" type="slide" axis="0 0 1" damping="0"/>
+      <joint name="spin" type="hinge" axis="0 1 0" damping="0"/>
+      <inertial pos="0 0 0" mass="{body.mass_kg}" diaginertia="{ixx:.9g} {body.inertia_yy_kg_m2:.9g} {ixx:.9g}"/>
+      <geom name="rim" type="cylinder" size="{body.radius_m} {0.5 * body.width_m}" quat="0.7071068 0.7071068 0 0"
+            friction="{friction} 0.005 0.0001" solref="0.002 1" condim="3" mass="0"/>
+    </body>
+  </worldbody>
+  {servo}
+</mujoco>"""
+
+
+def rigid_wheel_trace(scenario: Scenario, duration_s: float, sample_interval_s: float,
+                      friction: float = 0.5) -> dict[str, np.ndarray]:
+    """time_s, position_m [n, 3], velocity_m_s [n, 3], angular_velocity_rad_s [n, 3] and
+    contact_force_n [n, 3] (bed frame, z normal) of the wheel on the rigid slope, settled at rest
+    on the plane first (0.2 s with the level-bed gravity, as the DEM wheel settles on its bed)."""
+    model = mujoco.MjModel.from_xml_string(wheel_model_xml(scenario, friction))
+    data = mujoco.MjData(model)
+    slope_gravity = model.opt.gravity.copy()
+    model.opt.gravity[:] = [0.0, 0.0, -GRAVITY_M_S2]
+    spin_speed = scenario.body.angular_speed_rad_s if scenario.body.motion == 'prescribed' else 0.0
+    for _ in range(round(0.2 / RIGID_TIME_STEP_S)):
+        mujoco.mj_step(model, data)
+    data.qvel[:] = 0.0
+    data.qpos[0] = 0.0
+    model.opt.gravity[:] = slope_gravity
+    if model.nu:
+        data.ctrl[0] = spin_speed
+        data.qvel[2] = spin_speed
+    sample_steps = max(1, round(sample_interval_s / RIGID_TIME_STEP_S))
+    samples = math.ceil(duration_s / (sample_steps * RIGID_TIME_STEP_S) - 1e-6) + 1   # 0.3 / 0.01 is 30, not 31
+    out: dict[str, list] = {name: [] for name in ('time_s', 'position_m', 'velocity_m_s', 'angular_velocity_rad_s',
+                                                  'contact_force_n')}
+    wrench = np.zeros(6)
+    for k in range(samples):
+        if k > 0:
+            for _ in range(sample_steps):
+                mujoco.mj_step(model, data)
+        force = np.zeros(3)
+        for i in range(data.ncon):
+            mujoco.mj_contactForce(model, data, i, wrench)
+            frame = data.contact[i].frame.reshape(3, 3)      # rows: normal, tangent 1, tangent 2
+            world = frame.T @ wrench[:3]
+            # contact normal points from geom1 to geom2: make it the force on the wheel
+            force += world if data.contact[i].geom2 == model.geom('rim').id else -world
+        out['time_s'].append(k * sample_steps * RIGID_TIME_STEP_S)
+        out['position_m'].append([data.qpos[0], 0.0, data.qpos[1] + scenario.body.radius_m])
+        out['velocity_m_s'].append([data.qvel[0], 0.0, data.qvel[1]])
+        out['angular_velocity_rad_s'].append([0.0, data.qvel[2], 0.0])
+        out['contact_force_n'].append(force)
+    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
