@@ -5,7 +5,10 @@ with a 10 FPS gather of all bed positions, as run_scenario does) as a ratio to a
 script of the same bed: the commands our layer sent, replayed by the `lmp` executable with one
 `run N` (its "Loop time" is the baseline). Both measured in this run, on this machine.
 
-Particle-steps count the integrated grain spheres (the frozen base is excluded).
+Particle-steps count the integrated grain spheres (the frozen base is excluded). With 2 ranks the box
+is cut in x-y only (`processors * * 1`: the bed lies at the bottom of a tall box, a z cut would leave
+one rank nearly all grains) and `fix balance shift xy` evens the counts; `imbalance` is max/mean
+particles (all spheres, the frozen base too) per rank at the last rebalance (1.0 = balanced).
 Target: our layer <= 1.10 x the bare script's time. Reference (terrain-notes): bare LAMMPS,
 Hertz-Mindlin, ~4e6 particle-steps/s on one core, 1.8x with 2 balanced ranks.
 
@@ -65,12 +68,14 @@ def worker(args: argparse.Namespace) -> None:
         if k % snapshot_every == 0:
             run.gather_bed_positions()
     wall_s = time.perf_counter() - started
+    imbalance = run.imbalance_factor()
     if run.rank == 0:
         script = '\n'.join(run.history) + f'\nrun {chunks * chunk}\n'
         (work / 'bare.in').write_text(script)
         grains = int(bed.grain_mask.sum())
         print(json.dumps({'wall_s': wall_s, 'steps': chunks * chunk, 'grain_spheres': grains,
-                          'all_spheres': len(bed.radius_m), 'ranks': run.ranks}))
+                          'all_spheres': len(bed.radius_m), 'ranks': run.ranks,
+                          'imbalance': imbalance}))
     run.barrier()
     run.close()
 
@@ -96,7 +101,7 @@ def measure(ranks: int, args: argparse.Namespace) -> dict[str, float]:
             'ours_s': result['wall_s'], 'bare_s': bare_s,
             'ours_particle_steps_per_s_per_core': steps_x_particles / result['wall_s'] / ranks,
             'bare_particle_steps_per_s_per_core': steps_x_particles / bare_s / ranks,
-            'overhead_ratio': result['wall_s'] / bare_s}
+            'overhead_ratio': result['wall_s'] / bare_s, 'imbalance': result['imbalance']}
 
 
 def main() -> int:
@@ -125,12 +130,12 @@ def main() -> int:
         best['overhead_ratio'] = best['ours_s'] / best['bare_s']
         rows.append(best)
     print(f'{"ranks":>5} {"steps":>6} {"grains":>6} {"ours s":>8} {"bare s":>8} {"ours Mps/s/core":>15} '
-          f'{"bare Mps/s/core":>15} {"ours/bare":>9}')
+          f'{"bare Mps/s/core":>15} {"ours/bare":>9} {"imbalance":>9}')
     for r in rows:
         print(f'{r["ranks"]:5d} {r["steps"]:6d} {r["grain_spheres"]:6d} {r["ours_s"]:8.2f} {r["bare_s"]:8.2f} '
               f'{r["ours_particle_steps_per_s_per_core"] / 1e6:15.3f} '
               f'{r["bare_particle_steps_per_s_per_core"] / 1e6:15.3f} '
-              f'{r["overhead_ratio"]:9.3f}')
+              f'{r["overhead_ratio"]:9.3f} {r["imbalance"]:9.3f}')
     if len(rows) > 1:
         base = rows[0]
         for r in rows[1:]:

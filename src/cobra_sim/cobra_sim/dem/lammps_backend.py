@@ -12,7 +12,8 @@ Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic
     omega_r = I_yy^-1 L_y is held while translation stays free;
   - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py, except
     mu_roll = C_rr R_i / R_eff: see rolling_friction_of_crr);
-  - slope: `fix gravity` tilted by slope_deg; load balance: `balance`/`fix balance shift z`.
+  - slope: `fix gravity` tilted by slope_deg; load balance: `processors * * 1` (no z cut: the bed
+    is at the bottom) and `balance`/`fix balance shift xy`.
 The settled bed is cached under out/dem_cache/ keyed by Scenario.bed_key(), so runs and tests
 settle each bed once. Only rank 0 writes files; every rank runs the same Python.
 """
@@ -39,6 +40,7 @@ DEFAULT_CACHE_DIR = REPO_ROOT / 'out' / 'dem_cache'
 GRAIN_TYPE, WHEEL_TYPE, BASE_TYPE = 1, 2, 3
 SETTLE_CHUNK_S = 0.02
 WHEEL_DROP_GAP_M = 5e-4
+BALANCE_THRESHOLD = 1.05   # rebalance when max/mean particles per rank exceeds this
 
 ProgressCallback = Callable[[float, float], None]
 
@@ -256,6 +258,7 @@ atom_modify map array
 dimension 3
 boundary p p f
 newton off
+{self.processors_command()}
 neighbor {skin:.6g} multi
 comm_modify mode multi vel yes
 fix pmol all property/atom mol ghost yes
@@ -280,18 +283,33 @@ thermo 0
 """)
         self.set_gravity_deg(0.0)
         if self.ranks > 1:
-            self.command('balance 1.0 shift z 10 1.05')
+            self.command(f'balance 1.0 shift xy 10 {BALANCE_THRESHOLD}')
         if not self.has_wheel:
             self.command('fix bodies grains rigid molecule')
             self.rebalance_fix()
 
+    def processors_command(self) -> str:
+        """Never cut the box along z: the bed lies in the bottom few cm of a box as tall as the wheel,
+        so z slabs leave one rank with nearly every grain (and, shifted down into the bed, a cut
+        of the bed's full x-y area to communicate); x-y cuts split the uniform bed evenly."""
+        return 'processors * * 1' if self.ranks > 1 else ''
+
     def rebalance_fix(self) -> None:
         """(Re)define dynamic load balancing after the rigid fix (LAMMPS wants rigid fixes first):
-        the bed sits at the bottom, so slabs along z shift to equalise the particle counts."""
+        x-y cuts shift to equalise the particle counts (the wheel's spheres gather at one x)."""
         if self.ranks > 1:
             if self.lmp.has_id('fix', 'lb'):
                 self.command('unfix lb')
-            self.command('fix lb all balance 2000 1.05 shift z 10 1.05')
+            self.command(f'fix lb all balance 2000 {BALANCE_THRESHOLD} shift xy 10 {BALANCE_THRESHOLD}')
+
+    def imbalance_factor(self) -> float:
+        """Max over mean particles per rank (1.0 = balanced) at the last dynamic rebalance (fix
+        balance's vector[1] is the max count; its scalar stays 0 in this build); 1.0 on one rank."""
+        if self.ranks == 1 or not self.lmp.has_id('fix', 'lb'):
+            return 1.0
+        most = float(self.lmp.extract_fix('lb', self.lammps_module.LMP_STYLE_GLOBAL,
+                                          self.lammps_module.LMP_TYPE_VECTOR, 0))
+        return most / (self.lmp.get_natoms() / self.ranks)
 
     def set_gravity_deg(self, slope_deg: float) -> None:
         theta = math.radians(slope_deg)
