@@ -31,8 +31,8 @@ import pandas as pd
 from cobra_sweeps.spec import SweepSpec, resolve_function, trial_key
 
 TABLE_NAME = 'results.parquet'
-TABLE_WRITE_INTERVAL_S = 1.0
-WORKER_NICENESS_ENV = 'RAY_worker_niceness'  # read by the raylet a local ray.init starts  # the table is rewritten at most this often while trials finish
+TABLE_WRITE_INTERVAL_S = 1.0  # the table is rewritten at most this often while trials finish
+WORKER_NICENESS_ENV = 'RAY_worker_niceness'  # read by the raylet a local ray.init starts
 MAX_ATTEMPTS = 2  # first try + one retry
 MAX_REPEATED_SUGGESTIONS = 100  # a searcher stuck on finished points: run them again rather than loop
 ID_COLUMNS = ('trial_key', 'error', 'attempts', 'wall_s', 'cpu_s', 'host')
