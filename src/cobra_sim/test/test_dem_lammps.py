@@ -191,3 +191,18 @@ def test_prescribed_wheel_on_24_deg_bed_holds_the_bed_and_reaches_a_steady_skid(
     # normal load; the smooth rim (1.5 mm bumps against 11 mm clumps) takes only ~0.3 from loose grains
     # (measured Fx/Fz), so the prescribed wheel skids (slip < 0) at 2-3 v_ref; -2.5 bounds that skid.
     assert -2.5 < summary['slip_ratio_vs_v_ref'] < 0.0, summary
+
+
+def test_runs_from_one_parent_use_separate_scratch_files(tmp_path: Path) -> None:
+    """Two runs started by one parent (a shell's background jobs, pytest workers) must not share
+    the wheel infile or data file: named by the parent's pid (before), both read the file the
+    other one wrote last. Two processes, and two runs inside one process, get different names."""
+    code = ('from cobra_sim.dem.lammps_backend import LammpsRun; from cobra_sim.dem.scenario import Scenario; '
+            'a = LammpsRun(Scenario()); b = LammpsRun(Scenario()); print(a.file_tag(), b.file_tag()); a.close(); b.close()')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT / 'src' / 'cobra_sim'),
+                                                       os.environ.get('PYTHONPATH', '')]))
+    children = [subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE, text=True)
+                for _ in range(2)]
+    tags = [tag for child in children for tag in child.communicate(timeout=120)[0].split()]
+    assert all(child.returncode == 0 for child in children)
+    assert len(tags) == 4 and len(set(tags)) == 4, tags

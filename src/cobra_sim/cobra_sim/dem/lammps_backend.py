@@ -21,6 +21,7 @@ settle each bed once. Only rank 0 writes files; every rank runs the same Python.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import os
 import time
@@ -43,6 +44,7 @@ WHEEL_DROP_GAP_M = 5e-4
 BALANCE_THRESHOLD = 1.05   # rebalance when max/mean particles per rank exceeds this
 
 ProgressCallback = Callable[[float, float], None]
+_RUN_SERIALS = itertools.count(1)
 
 
 def load_lammps() -> Any:
@@ -187,6 +189,7 @@ class LammpsRun:
         self.scenario = scenario
         args = ['-screen', 'none', '-log', str(log_path) if log_path else 'none', '-nocite']
         self.lmp = lammps.lammps(cmdargs=args)
+        self.serial = next(_RUN_SERIALS)
         self.lammps_module = lammps
         self.rank = int(self.lmp.extract_setting('world_rank'))
         self.ranks = int(self.lmp.extract_setting('world_size'))
@@ -199,6 +202,14 @@ class LammpsRun:
 
     def close(self) -> None:
         self.lmp.close()
+
+    def file_tag(self) -> str:
+        """Name part of this run's scratch files (data file, wheel infile) in a shared folder: the
+        process id, or under MPI the parent's (mpirun's proxy: the same on every rank, which must
+        all read the file rank 0 wrote), and this instance's serial number in the process (every
+        rank creates the same sequence). The parent's id alone collided: two runs started from one
+        shell (or orphaned to the same reaper) overwrote each other's wheel and bed files."""
+        return f'{os.getpid() if self.ranks == 1 else os.getppid()}_{self.serial}'
 
     def command(self, text: str) -> None:
         self.history.append(text)
@@ -470,7 +481,7 @@ def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cac
     bed = initial_bed(scenario)
     run = LammpsRun(scenario)
     try:
-        data_path = cache_dir / f'bed_{scenario.bed_key()}_{os.getppid()}_settle.data'
+        data_path = cache_dir / f'bed_{scenario.bed_key()}_{run.file_tag()}_settle.data'
         run.build(bed, data_path)
         run.first_run()
         steps = max(1, round(SETTLE_CHUNK_S / scenario.dt_s))
@@ -554,9 +565,9 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
     centre = np.array([x_centre, y_centre, z_centre])
     grain_radius_m = bed.radius_m[bed.grain_mask]
     grain_clump_id = bed.molecule[bed.grain_mask]
-    data_path = cache_dir / f'run_{os.getppid()}.data'
-    wheel_path = cache_dir / f'wheel_{os.getppid()}.txt'
     run = LammpsRun(sc)
+    data_path = cache_dir / f'run_{run.file_tag()}.data'
+    wheel_path = cache_dir / f'wheel_{run.file_tag()}.txt'
     try:
         run.build(bed, data_path, wheel_centre_m=centre)
         if run.rank == 0:
@@ -688,7 +699,7 @@ def angle_of_repose_deg(scenario: Scenario, column_width_m: float, column_height
     fastest clump is slower than settle_speed_m_s, and measure the heap's flank angle."""
     bed = column_bed(scenario, column_width_m, column_height_m)
     run = LammpsRun(scenario)
-    data_path = work_dir / f'column_{os.getppid()}.data'
+    data_path = work_dir / f'column_{run.file_tag()}.data'
     try:
         run.build(bed, data_path)
         run.first_run()
