@@ -8,9 +8,12 @@ without importing it: DemeUnavailableError otherwise, naming the fix).
 Grain size (upscaled). Real sand grains are 0.1-0.5 mm; a bed for a 0.40 m wheel at that size
 would hold ~1e9 grains. DEM practice (and the thesis's DEM-Engine runs) upscales the grain while
 keeping it well below the body: we use three-sphere clumps of sphere radius a = 3 mm, centres on
-an equilateral triangle of side a (so the spheres overlap), which makes a clump 2a(1 + 1/sqrt 3)
-= 9.5 mm across. The wheel is then ~42 clump sizes across and ~13 clumps wide, the usual >= 20-40
-body/grain ratio, while a 0.5 m x 0.16 m x 16 mm bed is ~3k clumps: feasible on one CPU core.
+an equilateral triangle of side 2a (touching spheres), which makes a clump 2a(1 + 2/sqrt 3)
+= 12.9 mm across. The wheel is then ~31 clump sizes across and ~9 clumps wide, the usual >= 20-40
+body/grain ratio, while a 0.5 m x 0.16 m x 24 mm bed is a few thousand clumps: feasible on one
+CPU core. Touching spheres matter: with overlapping ones (side a) the clumps are nearly round,
+roll too easily and rest at 21 deg, below the 24 deg slope, so the bed failed under the wheel;
+touching ones rest at 30.5 deg (column collapse, test_dem_repose), inside dry sand's 30-38 deg.
 
 Material mapping (thesis §21 -> LAMMPS `pair_style granular`; DEM-Engine takes E, nu, CoR, mu,
 Crr per material directly, see deme_backend.material_properties):
@@ -26,8 +29,9 @@ Crr per material directly, see deme_backend.material_properties):
   - tangential: `mindlin NULL x_gt mu`: Mindlin stiffness 8 G* sqrt(R delta) from E, nu (NULL),
     damping factor x_gt = sqrt(2 (1-nu)/(2-nu)) which matches DEM-Engine's tangential damping,
     Coulomb cap mu (terrain 0.67, wheel/terrain 0.67, wheel 0.6).
-  - rolling: `rolling sds k_roll gamma_roll mu_roll` with mu_roll = C_rr (the rolling torque is
-    capped at C_rr F_n R, DEM-Engine's rolling resistance), k_roll = rolling_stiffness_ratio *
+  - rolling: `rolling sds k_roll gamma_roll mu_roll` with mu_roll = C_rr R_i / R_eff (LAMMPS caps
+    the rolling torque through the reduced radius R_eff, so this gives DEM-Engine's C_rr F_n R_i;
+    2 C_rr between equal spheres; lammps_backend.rolling_friction_of_crr), k_roll = rolling_stiffness_ratio *
     the Hertz stiffness at 1 % overlap of the reference grain (a spring that reaches the cap
     within a small fraction of a grain roll), gamma_roll = 0 (the cap dominates).
   - twisting: none (DEM-Engine has none by default).
@@ -79,11 +83,11 @@ class BedSpec:
     """Granular bed of three-sphere clumps, HCP-generated then settled in a periodic box."""
 
     sphere_radius_m: float = 0.003
-    clump_spacing_of_radius: float = 1.0      # centre distance of the 3 spheres / sphere radius
+    clump_spacing_of_radius: float = 2.0      # centre distance of the 3 spheres / sphere radius (2 = touching)
     density_kg_m3: float = 2600.0
     length_m: float = 0.5                     # x (downslope), periodic
     width_m: float = 0.16                     # y, periodic
-    depth_m: float = 0.016                    # target settled depth above the rough base
+    depth_m: float = 0.024                    # target settled depth above the rough base (~2 clumps)
     fill_packing: float = 0.58                # expected settled packing (sizes the HCP fill)
     settle_time_s: float = 0.25
     settle_max_time_s: float = 1.0
