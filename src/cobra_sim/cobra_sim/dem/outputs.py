@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,56 @@ def _periodic_delta(delta: np.ndarray, length_m: float, width_m: float) -> np.nd
     out[:, 0] -= np.round(out[:, 0] / length_m) * length_m
     out[:, 1] -= np.round(out[:, 1] / width_m) * width_m
     return out
+
+
+ProgressCallback = Callable[[float, float], None]  # (sim time [s], wall time since the first sample [s])
+
+
+@dataclass
+class DemSample:
+    """One body sample of a running scenario (bed frame: x downslope, y across, z bed normal).
+
+    `body` holds LammpsRun.wheel_state()'s arrays; `grain_positions_m` (unwrapped grain sphere
+    centres, [n, 3]) is set on rank 0 every output_interval_s and None otherwise, so a consumer can
+    publish or store frames without gathering the bed itself."""
+
+    t_s: float
+    body: dict[str, np.ndarray]
+    sinkage_m: float
+    grain_positions_m: np.ndarray | None
+    grain_radius_m: np.ndarray
+    grain_clump_id: np.ndarray
+    bed_length_m: float
+    bed_width_m: float
+    rank: int = 0          # this process's MPI rank (only rank 0 should write or publish)
+    ranks: int = 1         # MPI world size
+    final: bool = False    # the last sample of duration_s (the run is still open while it is handled)
+
+
+def record_samples(samples: Iterable[DemSample], scenario: Scenario, out_dir: Path,
+                   progress: ProgressCallback | None = None) -> dict[str, Any]:
+    """Consume a backend's samples to the end; rank 0 writes trajectory.npz, particles.npz and
+    summary.json at the final one and returns the summary (other ranks: {})."""
+    trace = BodyTrace()
+    snapshot_times: list[float] = []
+    snapshots: list[np.ndarray] = []
+    summary: dict[str, Any] = {}
+    started: float | None = None
+    for sample in samples:
+        if started is None:
+            started = time.monotonic()
+        trace.time_s.append(sample.t_s)
+        for name, value in sample.body.items():
+            getattr(trace, name).append(value)
+        trace.sinkage_m.append(sample.sinkage_m)
+        if sample.grain_positions_m is not None:
+            snapshot_times.append(sample.t_s)
+            snapshots.append(sample.grain_positions_m)
+        if progress is not None and sample.rank == 0:
+            progress(sample.t_s, time.monotonic() - started)
+        if sample.final and sample.rank == 0:
+            summary = write_outputs(out_dir, scenario, trace.arrays(), snapshot_times, snapshots,
+                                    sample.grain_radius_m, sample.grain_clump_id)
+            summary['wall_time_s'] = time.monotonic() - started
+            summary['ranks'] = sample.ranks
+    return summary

@@ -1,7 +1,7 @@
 """DEM run -> the sim's ROS topics, as plain numbers (no rclpy: cobra_sim.dem_node wraps them).
 
 A DEM backend yields samples in its bed frame (x downslope, y across, z bed normal, gravity tilted
-by the slope; `lammps_backend.DemSample`). The ROS side speaks the sim's convention (REP 103/105):
+by the slope; `outputs.DemSample`). The ROS side speaks the sim's convention (REP 103/105):
 the `odom` frame is z-up with gravity along -z and the slope descends along +x, exactly the
 tilted plane of `terrain:=rigid slope_deg:=...` (cobra_sim.terrain.slope_rotation). So
 
@@ -221,7 +221,7 @@ class DemFrameBuilder:
     heightmap at the first sample carrying grain positions at or after each multiple of
     heightmap_period_s (the backend gathers grains only every output_interval_s, so a shorter
     period gives one per snapshot). A sample is duck-typed: t_s, body, sinkage_m,
-    grain_positions_m, grain_radius_m, bed_length_m, bed_width_m, final (lammps_backend.DemSample)."""
+    grain_positions_m, grain_radius_m, bed_length_m, bed_width_m, final (outputs.DemSample)."""
 
     def __init__(self, slope_deg: float, body_radius_m: float, heightmap_period_s: float, cell_m: float) -> None:
         self.slope_deg = slope_deg
