@@ -77,7 +77,13 @@ def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
                              ('ground_truth/odom', Odometry, RELIABLE), ('clock', Clock, RELIABLE),
                              ('diagnostics', DiagnosticArray, RELIABLE)):
         node.create_subscription(kind, topic, received[topic].append, qos)
-    spin_until(node, lambda: len(received['diagnostics']) >= 2, 30.0)
+    def covered_s(messages: list) -> float:
+        return stamp_s(messages[-1]) - stamp_s(messages[0]) if len(messages) > 1 else 0.0
+
+    # judged by stamps: 1.2 s of joint_states and imu after the first each this test received (a
+    # subscription can match seconds after the sim started) and two diagnostics
+    spin_until(node, lambda: len(received['diagnostics']) >= 2 and covered_s(received['joint_states']) >= 1.2
+               and covered_s(received['imu/data']) >= 1.2, 60.0)
 
     assert_published_every([stamp_s(m) for m in received['joint_states']], 0.002)
     first = received['joint_states'][0]

@@ -43,11 +43,14 @@ def test_stops_while_held_in_lockstep_by_a_silent_gait(ros_env, ros_node, signum
     clocks: list[Clock] = []
     ros_node.create_subscription(Clock, '/clock', clocks.append, RELIABLE)
     silent_gait = ros_node.create_publisher(JointState, 'joint_commands', RELIABLE)
-    # wait_for_commands off: the run starts without a first command, the boundary then holds it
     process = start_sim(ros_env, 'real_time_factor:=0.0', 'lockstep:=on', 'wait_for_peers_s:=60.0',
-                        'wait_for_recorder:=false', 'wait_for_commands:=false', 'lockstep_peer_timeout_s:=0.5')
+                        'wait_for_recorder:=false', 'lockstep_peer_timeout_s:=0.5')
     try:
+        # the gait's first command (t = 0) starts the run; then it falls silent
         deadline = time.monotonic() + 30.0
+        while time.monotonic() < deadline and not clocks:
+            rclpy.spin_once(ros_node, timeout_sec=0.05)
+        silent_gait.publish(JointState())
         while time.monotonic() < deadline and len([c for c in clocks if stamp_seconds(c.clock) >= 0.01]) < 20:
             rclpy.spin_once(ros_node, timeout_sec=0.05)
         # held at the first command boundary, repeating its time (20 repeats: past the 0.5 s warning)
