@@ -63,3 +63,20 @@ if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
     ( set +u; source install/setup.bash; python -c 'from cobra_sim.soil import compile_kernels; compile_kernels()' )
     echo "$source_hash" > install/.source.sha256
 fi
+
+# The venv finds the workspace without `source install/setup.bash`: a .pth puts each installed
+# package's site-packages on sys.path and appends its prefix to AMENT_PREFIX_PATH (where the
+# runner and the nodes look up executables and share files), so `.venv/bin/python -m
+# cobra_bringup.runner ...` works in a plain shell too. A sourced workspace still comes first.
+python - "$PWD/install" <<'PY'
+import pathlib, sys, sysconfig
+install = pathlib.Path(sys.argv[1])
+prefixes = sorted(str(p) for p in install.iterdir() if (p / 'share' / 'ament_index').is_dir())
+version = f'python{sys.version_info.major}.{sys.version_info.minor}'
+lines = [f'{prefix}/lib/{version}/site-packages' for prefix in prefixes]
+lines.append("import os; os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(dict.fromkeys("
+             "[p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p] + "
+             f"{prefixes!r}))")
+pth = pathlib.Path(sysconfig.get_paths()['purelib']) / 'cobra_workspace.pth'
+pth.write_text('\n'.join(lines) + '\n')
+PY

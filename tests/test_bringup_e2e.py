@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,8 +17,6 @@ import pytest
 import yaml
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
-
-
 
 
 def read_bag(bag: Path, namespace: str = '') -> tuple[dict, Counter, list[float], list[tuple[float, float]]]:
@@ -177,3 +176,18 @@ def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(start_runne
     assert process.returncode == 1
     assert "serial port '/dev/ttyCOBRA' not found" in output
     assert 'exited with code' in output and 'stopping all nodes' in output
+
+
+def test_the_venv_python_runs_the_bringup_without_sourcing_the_workspace(ros_env, tmp_path):
+    # a plain shell: no activated venv, no `source install/setup.bash` (scripts/setup.sh's .pth
+    # puts the installed packages on the venv's path and their prefixes on AMENT_PREFIX_PATH)
+    plain = {'HOME': os.environ.get('HOME', '/root'), 'PATH': '/usr/bin:/bin',
+             'ROS_DOMAIN_ID': ros_env['ROS_DOMAIN_ID'], 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
+             'ROS_LOG_DIR': str(tmp_path / 'log')}
+    venv_python = Path(sys.prefix) / 'bin' / 'python'
+    process = subprocess.run([str(venv_python), '-m', 'cobra_bringup.runner', 'sidewind.launch.py', 'use_sim:=true',
+                              'duration:=3.0', 'real_time_factor:=0.0', 'record:=false'],
+                             cwd=tmp_path, env=plain, capture_output=True, text=True, timeout=300)
+    output = process.stdout + process.stderr
+    assert process.returncode == 0, output
+    assert 'reached duration_s = 3 s of sim time' in output, output
