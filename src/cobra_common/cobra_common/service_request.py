@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import rclpy
+
 RESEND_AFTER_S = 1.0
 
 
@@ -45,7 +47,6 @@ class ResendingRequest:
 
     def spin_until_answered(self, node: Any, timeout_s: float, spin_period_s: float = 0.05) -> Any | None:
         """Spin `node` (not in an executor elsewhere) until the answer came; None after timeout_s."""
-        import rclpy  # here, so the class itself stays usable without a ROS install in pure tests
         deadline = time.monotonic() + timeout_s
         while (answer := self.poll()) is None and time.monotonic() < deadline:
             rclpy.spin_once(node, timeout_sec=spin_period_s)

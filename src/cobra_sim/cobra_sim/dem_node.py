@@ -15,7 +15,6 @@ half-written is left). With duration reached the node flushes its reliable publi
 
 from __future__ import annotations
 
-import gc
 import importlib
 import os
 import re
@@ -41,6 +40,7 @@ from std_msgs.msg import Header
 
 from cobra_common.frames import frame_prefix_problem
 from cobra_common.ros_entry import StartupError, declare, deferred_stop, describe, run_node, stop_requested
+from cobra_sim.dem import lammps_backend  # no `lammps` import until a run starts
 from cobra_sim.dem.ros_mode import (DemFrame, DemFrameBuilder, OverrideError, SampleStream, format_duration,
                                     parse_overrides, progress_values)
 from cobra_sim.dem.scenario import Scenario, ScenarioError, load_scenario
@@ -189,18 +189,6 @@ def sample_source(scenario: Scenario, cache_dir: Path, log: Callable[[str], None
     return lambda: samples(scenario, cache_dir, log=log)
 
 
-def interrupt_lammps_runs() -> None:
-    """Cut the running LAMMPS command of every open instance in this process short
-    (`force_timeout`: the run stops at its next step and later runs are skipped, so the backend's
-    generator reaches its next sample at once and can be closed)."""
-    lammps_module = sys.modules.get('lammps')
-    if lammps_module is None:
-        return
-    for candidate in gc.get_objects():
-        if isinstance(candidate, lammps_module.lammps) and candidate.lmp is not None and candidate.opened:
-            candidate.force_timeout()
-
-
 class DemNode(Node):
     def __init__(self) -> None:
         super().__init__('dem_node')
@@ -295,7 +283,9 @@ class DemNode(Node):
         """End the worker; True when the engine was closed (else it dies with the process)."""
         if self.stream is None:
             return True
-        return self.stream.stop(interrupt_lammps_runs, STOP_WAIT_S)
+        # LAMMPS chunks can be cut short; a DEM-Engine chunk is waited for (STOP_WAIT_S), then left
+        interrupt = lammps_backend.interrupt_open_runs if self.scenario.backend == 'lammps' else None
+        return self.stream.stop(interrupt, STOP_WAIT_S)
 
     # --- publishing -------------------------------------------------------------------------------
     def _header(self, stamp_ns: int, frame_id: str) -> Header:

@@ -54,7 +54,7 @@ BATCH_WALL_S = 0.005  # longest run of steps between two stop-signal checks
 EXECUTOR_PERIOD_S = 0.02  # unpaced: services and parameters are served this often [s, wall]
 WAIT_S = 0.05  # executor wait while paced, held at t = 0 or in lockstep (bounds the stop latency)
 FLUSH_TIMEOUT_S = 1.0  # end of a finite run: longest wait for reliable subscribers to ack the last samples [s]
-CLOCK_REPEAT_S = 0.05  # while waiting in lockstep, /clock is repeated (a lost best-effort sample)
+CLOCK_REPEAT_S = 0.05  # while sim time is held, /clock is repeated (a lost best-effort sample)
 WARNING_PERIOD_S = 5.0
 
 
@@ -399,17 +399,21 @@ class SimNode(Node):
         return True
 
     def _hold_clock_at_start(self) -> None:
-        """Publish /clock = t = 0 (again every CLOCK_REPEAT_S: a best-effort sample can be lost)."""
-        now = time.perf_counter()
+        """Publish /clock = t = 0 while the first command is awaited (repeated: see _repeat_clock)."""
         if not self._clock_held_at_start:
             self._clock_held_at_start = True
             self._start_clock()
+            self._clock.set_stamp_ns(self.clock_origin_ns + self.time_ns)
             self.get_logger().info(f'peers present: holding t = 0 until the first {self._command_sub.topic_name}')
-        elif now - self._clock_repeated_at < CLOCK_REPEAT_S:
-            return
-        self._clock_repeated_at = now
-        self._clock.set_stamp_ns(self.clock_origin_ns + self.time_ns)
-        self._clock_pub.publish(self._clock.to_bytes())
+            self._clock_repeated_at = -CLOCK_REPEAT_S  # publish at once
+        self._repeat_clock(time.perf_counter())
+
+    def _repeat_clock(self, now: float) -> None:
+        """While time is held, publish the same /clock again every CLOCK_REPEAT_S: a best-effort
+        sample can be lost, and a late subscriber needs a time."""
+        if now - self._clock_repeated_at >= CLOCK_REPEAT_S:
+            self._clock_repeated_at = now
+            self._clock_pub.publish(self._clock.to_bytes())
 
     def _lockstep_peer(self, t_s: float, final: bool) -> tuple[str, str] | None:
         """The peer that holds the sim at boundary t_s (a lost peer is not waited for)."""
@@ -463,9 +467,7 @@ class SimNode(Node):
             self.get_logger().warning(
                 f'lockstep: sim time held at {self.time_ns * 1e-9:.3f} s for {waited_s:.0f} s waiting for '
                 f'{peer}{hint}; still waiting (Ctrl-C stops)', throttle_duration_sec=timeout_s)
-        if now - self._clock_repeated_at >= CLOCK_REPEAT_S:
-            self._clock_repeated_at = now
-            self._clock_pub.publish(self._clock.to_bytes())  # the same time again: harmless
+        self._repeat_clock(now)
         return True
 
     # --- stepping -------------------------------------------------------------------------------

