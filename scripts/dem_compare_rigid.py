@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""DEM wheel vs the same wheel on a rigid slope (issue 11, thesis §28 Fig. 22): one PNG + one CSV.
+"""DEM body vs the same body on a rigid slope (issue 11, thesis §28 Fig. 22): one PNG + one CSV.
 
 Reads a DEM run folder (trajectory.npz + summary.json written by scripts/dem_run.py) or runs a
-short one, runs the rigid reference (cobra_sim.dem.rigid_reference: MuJoCo, same radius, mass,
-inertia, slope and motion) for the same time, and plots body speed along the slope, COM height
-above the starting point (vertical, world frame) and normal contact force over time; prints the
-summary numbers (distance, mean speed, height lost, peak normal force, DEM/rigid ratios).
+short one, runs the rigid reference (cobra_sim.dem.rigid_reference: MuJoCo, same body: the wheel
+or the COBRA loop, with its mass, inertia, slope and motion) for the same time, and plots body
+speed along the slope, COM height above the starting point (vertical, world frame) and normal
+contact force over time; prints the summary numbers (distance, mean speed, height lost, peak normal force, DEM/rigid ratios).
 
 Run:  .venv/bin/python scripts/dem_compare_rigid.py --dem-run out/dem/tumble_slope [--out out/dem/compare]
       .venv/bin/python scripts/dem_compare_rigid.py --duration 0.5 --set body.motion=free   (runs DEM first)
@@ -115,7 +115,8 @@ def plot(path: Path, scenario: Scenario, dem: dict[str, np.ndarray], rigid: dict
     axes[2].set_ylabel('normal contact force [N]')
     axes[2].set_xlabel('time since the slope was applied [s]')
     axes[0].legend(loc='best')
-    axes[0].set_title(f'wheel r = {scenario.body.radius_m} m, m = {scenario.body.mass_kg} kg, '
+    shape = scenario.body.shape
+    axes[0].set_title(f'{scenario.body.kind}: rolling radius {shape.rolling_radius_m:.3f} m, m = {shape.mass_kg:.2f} kg, '
                       f'{scenario.slope_deg:g}° slope, {scenario.body.motion}')
     figure.tight_layout()
     tmp = path.with_name(path.stem + '.tmp.png')
@@ -156,11 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     except (CompareError, ScenarioError) as error:
         print(f'dem_compare_rigid: error: {error}', file=sys.stderr)
         return 2
-    from cobra_sim.dem.rigid_reference import rigid_wheel_trace
+    from cobra_sim.dem.rigid_reference import rigid_body_trace
 
     duration_s = float(dem['time_s'][-1] - dem['time_s'][0])
     interval_s = float(np.median(np.diff(dem['time_s']))) if len(dem['time_s']) > 1 else 0.01
-    rigid = rigid_wheel_trace(scenario, duration_s, interval_s, friction=args.friction)
+    rigid = rigid_body_trace(scenario, duration_s, interval_s, friction=args.friction)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_csv(out_dir / 'dem_vs_rigid.csv', scenario, dem, rigid)

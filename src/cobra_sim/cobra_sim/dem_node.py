@@ -138,9 +138,9 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         'frame_prefix': ('', describe(
             "prefix of every frame id this node stamps (odom, the body frame), e.g. 'cobra/'; '' = none",
             read_only=True)),
-        'body_frame': ('wheel', describe(
+        'body_frame': ('', describe(
             "the DEM body's frame (child of odom; origin = its centre of mass) and the <body> of "
-            'contact/forces/<body>', read_only=True)),
+            "contact/forces/<body>; '' = the scenario's body kind (wheel or cobra_loop)", read_only=True)),
         'heightmap_period_s': (0.5, describe(
             f'{HEIGHTMAP_TOPIC} period [s of sim time], taken at the backend\'s grain snapshots (every '
             "output_interval_s of the scenario); 0 = not published", read_only=True, float_range=(0.0, 100.0))),
@@ -157,7 +157,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     })
     if (problem := frame_prefix_problem(p['frame_prefix'])) is not None:
         raise StartupError(problem)
-    if BODY_FRAME_PATTERN.fullmatch(p['body_frame']) is None:
+    if p['body_frame'] and BODY_FRAME_PATTERN.fullmatch(p['body_frame']) is None:
         raise StartupError(f"body_frame:={p['body_frame']!r} is not a frame/topic name: use a letter then "
                            "letters, digits or '_' (e.g. wheel)")
     if p['backend'] not in ('', 'lammps', 'deme'):
@@ -166,6 +166,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         raise StartupError('publish_tf:=true needs tf2_msgs, which is not installed: run scripts/setup.sh '
                            '(it builds src/tf2_msgs into the venv) or set publish_tf:=false')
     p['scenario'] = load_run_scenario(p)
+    p['body_frame'] = p['body_frame'] or p['scenario'].body.kind
     return p
 
 
@@ -204,7 +205,7 @@ class DemNode(Node):
         logger = self.get_logger()
         self._samples = sample_source(self.scenario, cache_dir, lambda line: logger.info(line))
         cell_m = p['heightmap_cell_m'] or self.scenario.bed.clump_extent_m
-        self._builder = DemFrameBuilder(self.scenario.slope_deg, self.scenario.body.radius_m,
+        self._builder = DemFrameBuilder(self.scenario.slope_deg,
                                         p['heightmap_period_s'], cell_m)
         self.stream: SampleStream | None = None
 

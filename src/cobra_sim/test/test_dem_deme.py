@@ -112,28 +112,6 @@ def test_gpu_check_refuses_bad_input_with_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / 'out').exists()
 
 
-def test_wheel_mesh_is_a_closed_outward_cylinder() -> None:
-    radius_m, width_m = 0.2, 0.12
-    vertices, faces = [], []
-    for line in deme_backend.wheel_mesh_obj(radius_m, width_m).splitlines():
-        if line.startswith('v '):
-            vertices.append([float(v) for v in line.split()[1:]])
-        elif line.startswith('f '):
-            faces.append([int(v) - 1 for v in line.split()[1:]])
-    v, f = np.array(vertices), np.array(faces)
-    p0, p1, p2 = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
-    normals = np.cross(p1 - p0, p2 - p0)
-    centroids = (p0 + p1 + p2) / 3.0
-    assert np.all(np.einsum('ij,ij->i', normals, centroids) > 0)          # every face points out
-    volume = float(np.sum(np.einsum('ij,ij->i', p0, np.cross(p1, p2)))) / 6.0
-    # 180-gon: area ratio sin(2 pi/N) N / (2 pi) = 0.99980
-    assert volume == pytest.approx(math.pi * radius_m ** 2 * width_m, rel=5e-4)
-    edges = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
-    _, counts = np.unique(edges, axis=0, return_counts=True)
-    assert np.all(counts == 2)                                            # closed (watertight)
-    assert np.allclose(np.abs(v[:, 1]).max(), 0.5 * width_m) and np.allclose(np.hypot(v[:, 0], v[:, 2]).max(), radius_m)
-
-
 def test_layout_fits_the_wheel_run_between_the_walls() -> None:
     scenario = scenario_from_dict({'duration_s': 0.3}).validate()
     layout = deme_backend.deme_layout(scenario)

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from cobra_common.node_process import LoggedNode, start_node, stop_node
+from cobra_sim.dem.body import quaternion_from_matrix
 from cobra_sim.dem.scenario import deme_problem, scenario_from_dict
 
 lammps_backend = pytest.importorskip('cobra_sim.dem.lammps_backend')
@@ -233,3 +234,53 @@ def test_bad_input_exits_2_naming_the_fix(ros_env: dict[str, str], tmp_path: Pat
     assert process.returncode == 2, output
     assert expected in output and 'Traceback' not in output, output
     assert not cache_dir.exists()                                  # refused before anything was written
+
+
+def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
+        ros_env: dict[str, str], ros_node: Any, tmp_path: Path) -> None:
+    """body.kind cobra_loop: the same topics, the body frame and contact topic named after it, the
+    loop's centre of mass riding at its curl height over the surface (a bed of its own: the loop's
+    0.40 m flat side needs a longer periodic bed than the wheel's)."""
+    from geometry_msgs.msg import WrenchStamped
+    from nav_msgs.msg import Odometry
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    raw = scenario_raw()
+    raw['bed'].update(length_m=0.5, width_m=0.13, depth_m=0.024, sphere_radius_m=0.005)
+    raw['body'] = {'kind': 'cobra_loop', 'start_x_m': 0.25, 'settle_time_s': 0.02}
+    raw['duration_s'] = 0.03
+    scenario = scenario_from_dict(raw).validate()
+    reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    odom: list[Any] = []
+    contact: list[Any] = []
+    ros_node.create_subscription(Odometry, 'ground_truth/odom', odom.append, reliable)
+    ros_node.create_subscription(Odometry, 'odom', lambda _message: None, reliable)     # a peer it waits for
+    ros_node.create_subscription(WrenchStamped, 'contact/forces/cobra_loop', contact.append, reliable)
+    node = LoggedNode(ros_env, MODULE, tmp_path / 'dem_node.log', '-p',
+                      f'scenario_file:={write_scenario(tmp_path / "loop.yaml", raw)}',
+                      '-p', f'cache_dir:={tmp_path / "cache"}', '-p', 'wait_for_peers_s:=120.0',
+                      '-p', 'heightmap_period_s:=0.0')
+    executor = SingleThreadedExecutor()
+    executor.add_node(ros_node)
+    deadline = time.monotonic() + DEADLINE_S
+    try:
+        while (node.process.poll() is None or len(odom) < 4 or len(contact) < 4) and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        code = node.stop()
+    finally:
+        executor.remove_node(ros_node)
+    assert code == 0, node.output()
+    assert len(odom) == len(contact) == 4, node.output()                    # t = 0, 0.01, 0.02, 0.03
+    assert all(m.child_frame_id == 'cobra_loop' for m in odom)
+    assert all(m.header.frame_id == 'cobra_loop' for m in contact)
+    shape = scenario.body.shape
+    start = quaternion_from_matrix(shape.start_rotation)
+    curl_height_m = -shape.lowest_z_m(np.zeros(3), start)                  # COM over its lowest point: 0.266 m
+    theta = math.radians(raw['slope_deg'])
+    normal = np.array([math.sin(theta), 0.0, math.cos(theta)])
+    for message in odom:
+        p = message.pose.pose.position
+        assert abs(float(normal @ np.array([p.x, p.y, p.z])) - curl_height_m) < scenario.bed.clump_extent_m
+    force_n = [np.linalg.norm([m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]) for m in contact]
+    assert max(force_n) > 0.5 * shape.mass_kg * 9.8, force_n               # the grains carry the 6 kg loop

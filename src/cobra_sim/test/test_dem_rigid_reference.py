@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip('mujoco')
 
-from cobra_sim.dem.rigid_reference import rigid_wheel_trace  # noqa: E402
+from cobra_sim.dem.rigid_reference import rigid_body_trace  # noqa: E402
 from cobra_sim.dem.scenario import GRAVITY_M_S2, rigid_slope_acceleration_m_s2, scenario_from_dict  # noqa: E402
 
 
 def test_free_wheel_rolls_at_the_rolling_acceleration() -> None:
     scenario = scenario_from_dict({'body': {'motion': 'free'}})
-    trace = rigid_wheel_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
+    trace = rigid_body_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
     assert len(trace['time_s']) == 51 and trace['time_s'][-1] == pytest.approx(0.5)
     accel_m_s2 = 2.0 * np.polyfit(trace['time_s'], trace['position_m'][:, 0], 2)[0]
     # g sin 24 / (1 + 0.75) = 2.278 m/s^2 (mu 0.5 > the 0.19 rolling needs): measured 2.2775
@@ -26,7 +26,7 @@ def test_free_wheel_rolls_at_the_rolling_acceleration() -> None:
 
 def test_prescribed_wheel_rolls_at_v_ref_held_by_friction() -> None:
     scenario = scenario_from_dict({'body': {'motion': 'prescribed'}})
-    trace = rigid_wheel_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
+    trace = rigid_body_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
     late = trace['time_s'] > 0.2
     theta = math.radians(scenario.slope_deg)
     # v = omega_r r = 0.157 m/s; the contact holds m g sin(theta) = 23.9 N uphill, F_n = m g cos(theta)

@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from cobra_sim.dem.body import rotation_from_quaternion
 from cobra_sim.dem.ros_mode import (DemFrameBuilder, OdomPlacement, OverrideError, SampleStream, body_fields,
-                                    matrix_from_quaternion_wxyz, parse_overrides, progress_values,
+                                    parse_overrides, progress_values,
                                     quaternion_xyzw_from_matrix, surface_heightmap, wrap_into_window)
 from cobra_sim.heightmap_cloud import FLOAT32, POINT_STEP, cloud_points, field_layout, pack_heightmap
 
@@ -26,7 +27,7 @@ RADIUS_M = 0.2
 def placement(slope_deg: float = SLOPE_DEG, sinkage_m: float = 0.004) -> OdomPlacement:
     """Wheel (r = 0.2 m) centred at bed x = 0.15 on a surface 20 mm above the bed's base."""
     return OdomPlacement.from_first_sample(slope_deg, np.array([0.15, 0.08, 0.020 + RADIUS_M - sinkage_m]),
-                                           sinkage_m, RADIUS_M, BED_LENGTH_M, BED_WIDTH_M)
+                                           0.020, BED_LENGTH_M, BED_WIDTH_M)
 
 
 def rotation_about_y(angle_rad: float) -> np.ndarray:
@@ -73,7 +74,7 @@ def test_rolling_wheel_twist_is_in_its_own_axes_and_maps_back_to_the_odom_veloci
             'angular_velocity_rad_s': np.array([0.0, speed_m_s / RADIUS_M, 0.0]),
             'contact_force_n': np.zeros(3), 'contact_torque_nm': np.zeros(3)}
     fields = body_fields(frame, 1.5, body)
-    odom_from_body = matrix_from_quaternion_wxyz(np.roll(fields.orientation_xyzw, 1))
+    odom_from_body = rotation_from_quaternion(np.roll(fields.orientation_xyzw, 1))
     np.testing.assert_allclose(odom_from_body, rotation_about_y(theta + spin_rad), atol=1e-12)
     velocity_odom = odom_from_body @ fields.linear_velocity_m_s
     np.testing.assert_allclose(velocity_odom, speed_m_s * np.array([math.cos(theta), 0.0, -math.sin(theta)]),
@@ -95,7 +96,7 @@ def test_contact_force_holding_a_resting_wheel_points_straight_up_in_odom() -> N
             'velocity_m_s': np.zeros(3), 'angular_velocity_rad_s': np.zeros(3),
             'contact_force_n': -gravity_bed, 'contact_torque_nm': np.array([0.0, 1.2, 0.0])}
     fields = body_fields(frame, 0.0, body)
-    odom_from_body = matrix_from_quaternion_wxyz(np.roll(fields.orientation_xyzw, 1))
+    odom_from_body = rotation_from_quaternion(np.roll(fields.orientation_xyzw, 1))
     np.testing.assert_allclose(odom_from_body @ fields.force_n, [0.0, 0.0, mass_kg * GRAVITY_M_S2], atol=1e-9)
     np.testing.assert_allclose(odom_from_body @ fields.torque_nm, [0.0, 1.2, 0.0], atol=1e-12)  # axle stays y
     assert np.linalg.norm(fields.force_n) == pytest.approx(mass_kg * GRAVITY_M_S2)
@@ -105,13 +106,13 @@ def test_quaternion_round_trip_and_sign() -> None:
     rng = np.random.default_rng(0)
     for _ in range(200):
         q_wxyz = rng.normal(size=4)
-        rotation = matrix_from_quaternion_wxyz(q_wxyz)
+        rotation = rotation_from_quaternion(q_wxyz)
         q_xyzw = quaternion_xyzw_from_matrix(rotation)
         assert q_xyzw[3] >= 0.0 and np.linalg.norm(q_xyzw) == pytest.approx(1.0)
-        np.testing.assert_allclose(matrix_from_quaternion_wxyz(np.roll(q_xyzw, 1)), rotation, atol=1e-9)
+        np.testing.assert_allclose(rotation_from_quaternion(np.roll(q_xyzw, 1)), rotation, atol=1e-9)
     for angle in (math.pi, -math.pi, 0.0, 3.0):              # trace <= 0 branches too
         rotation = rotation_about_y(angle)
-        np.testing.assert_allclose(matrix_from_quaternion_wxyz(np.roll(quaternion_xyzw_from_matrix(rotation), 1)),
+        np.testing.assert_allclose(rotation_from_quaternion(np.roll(quaternion_xyzw_from_matrix(rotation), 1)),
                                    rotation, atol=1e-12)
 
 
@@ -192,13 +193,13 @@ def test_heightmap_refuses_a_zero_cell() -> None:
 
 def test_frame_builder_anchors_odom_once_and_makes_heightmaps_on_the_period_grid() -> None:
     grains = grain_layer(0.020, 0.003, 0.004)
-    builder = DemFrameBuilder(SLOPE_DEG, RADIUS_M, heightmap_period_s=0.25, cell_m=0.01)
+    builder = DemFrameBuilder(SLOPE_DEG, heightmap_period_s=0.25, cell_m=0.01)
     heightmap_times: list[float] = []
     for k in range(11):                                        # samples every 0.1 s, grains at each
         t_s = 0.1 * k
         x_m = 0.15 + 0.157 * t_s                               # rolling downslope
         sample = SimpleNamespace(
-            t_s=t_s, sinkage_m=0.004, final=k == 10, grain_positions_m=grains if k != 2 else None,
+            t_s=t_s, sinkage_m=0.004, surface_m=0.020, final=k == 10, grain_positions_m=grains if k != 2 else None,
             grain_radius_m=np.full(len(grains), 0.003), bed_length_m=BED_LENGTH_M, bed_width_m=BED_WIDTH_M,
             body={'position_m': np.array([x_m, 0.08, 0.216]), 'quaternion_wxyz': np.array([1.0, 0, 0, 0]),
                   'velocity_m_s': np.array([0.157, 0, 0]), 'angular_velocity_rad_s': np.zeros(3),

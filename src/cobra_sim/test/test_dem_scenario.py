@@ -26,7 +26,7 @@ def test_default_scenario_is_the_thesis_setup_with_a_stable_time_step() -> None:
     scenario = load_scenario(DEFAULT_YAML)
     assert scenario.slope_deg == 24.0
     assert scenario.body.reference_speed_m_s == pytest.approx(math.pi / 4 * 0.20)
-    assert scenario.body.inertia_yy_kg_m2 == pytest.approx(0.75 * 6.0 * 0.04)
+    assert scenario.body.shape.principal_inertia_kg_m2[1] == pytest.approx(0.75 * 6.0 * 0.04)
     # Rayleigh time of a 3 mm sphere, E = 1e8, nu = 0.3, rho = 2600: pi a sqrt(rho/G) / 0.9255
     shear_modulus_pa = 1e8 / 2.6
     assert scenario.rayleigh_time_s == pytest.approx(math.pi * 0.003 * math.sqrt(2600 / shear_modulus_pa) / 0.92553)

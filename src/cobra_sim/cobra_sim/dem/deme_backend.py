@@ -19,18 +19,20 @@ Model in DEM-Engine terms (SI units, bed frame: x downslope, y across, z bed nor
     family (no base-base contacts), as in the LAMMPS backend, so the bed cannot slide on a smooth
     floor under tilted gravity;
   - walls: a box domain with `top_open` bounding planes of the terrain material. DEM-Engine has
-    no periodic boundaries, so the bed is made long enough in x for the wheel's whole run
-    (`deme_layout`: start >= r + 2 clump sizes from the upslope wall, travel bounded by
-    frictionless sliding, +r + 2 clump sizes before the downslope wall); y walls stand at
+    no periodic boundaries, so the bed is made long enough in x for the body's whole run
+    (`deme_layout`: start >= its reach + 2 clump sizes from the upslope wall, travel bounded by
+    frictionless sliding, + reach + 2 clump sizes before the downslope wall); y walls stand at
     0 and bed.width_m (LAMMPS: periodic in x and y: a documented difference);
-  - wheel: a triangle mesh of a closed cylinder (radius r, width w, axis y, WHEEL_MESH_SEGMENTS
-    sides: chord sag r (1 - cos(pi/N)) = 30 um for r = 0.2 m, far below a grain) written to a
-    temporary OBJ and loaded with `AddWavefrontMeshObject`; mass m and principal inertia
-    (I_xx, I_yy, I_zz) of the thesis set on the mesh owner. Families: parked (fixed, no contact)
-    while the bed settles, then placed on the bed (`Tracker.SetPos`) and settled without spin
-    (angular velocity prescribed 0, v_y prescribed 0, `dictate=False` so translation stays free),
-    then the run family: `prescribed` holds omega_y = omega_r (x/z spin 0, v_y 0), `free` holds
-    only x/z spin and v_y at 0 (planar rolling, as LAMMPS's fix rigid flags);
+  - body (cobra_sim.dem.body): one triangle mesh in its principal frame, origin at the centre of
+    mass: the wheel's closed 180-gon cylinder (chord sag r (1 - cos(pi/180)) = 30 um for
+    r = 0.2 m, far below a grain) or the COBRA loop's link cylinders; written to a temporary OBJ
+    and loaded with `AddWavefrontMeshObject`; the shape's mass and principal inertia set on the
+    mesh owner, which starts in the shape's start orientation. Families: parked (fixed, no
+    contact) while the bed settles, then placed on the bed (`Tracker.SetPos`/`SetOriQ`) and
+    settled without spin (angular velocity prescribed 0, v_y prescribed 0, `dictate=False` so
+    translation stays free), then the run family: `prescribed` holds omega_y = omega_r (x/z spin
+    0, v_y 0; the body's y axis is the bed's, so its frame does not matter), `free` holds only
+    x/z spin and v_y at 0 (planar rolling, as LAMMPS's fix rigid flags);
   - slope: tilted gravity g (sin theta, 0, -cos theta) set at t = 0 of the run;
   - read-back: trackers for the wheel (Pos, OriQ (x, y, z, w) -> (w, x, y, z), Vel, AngVelGlobal,
     ContactWrenches: global contact force and torque about the COM, gravity not included) and
@@ -64,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from cobra_sim.dem.body import quaternion_from_matrix, rotations_from_quaternions, surface_height_m
 from cobra_sim.dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_sim.dem.scenario import (GRAVITY_M_S2, DemeUnavailableError, Scenario, ScenarioError,
                                     clump_sphere_offsets_m, clump_volume_m3, deme_problem)
@@ -76,7 +79,6 @@ HCP_SPACING_OF_EXTENT = 1.05         # fill lattice spacing / clump bounding dia
 WALL_CLEARANCE_OF_EXTENT = 2.0       # wheel to x wall, in clump sizes
 SETTLE_CHUNK_S = 0.02
 WHEEL_DROP_GAP_M = 5e-4
-WHEEL_MESH_SEGMENTS = 180
 MIN_DEME_MAJOR_VERSION = 3
 
 
@@ -146,11 +148,12 @@ def travel_bound_m(scenario: Scenario) -> float:
 def deme_layout(scenario: Scenario) -> DemeLayout:
     """Box, fill and wheel placement for DEM-Engine (pure: testable without a GPU)."""
     bed, body = scenario.bed, scenario.body
+    reach_x, _, reach_z = (float(v) for v in body.shape.half_extent_m())
     a, extent = bed.sphere_radius_m, bed.clump_extent_m
     clearance = WALL_CLEARANCE_OF_EXTENT * extent
-    wheel_x = max(body.start_x_m, body.radius_m + clearance)
+    wheel_x = max(body.start_x_m, reach_x + clearance)
     travel = travel_bound_m(scenario)
-    length = max(bed.length_m, wheel_x + travel + body.radius_m + clearance)
+    length = max(bed.length_m, wheel_x + travel + reach_x + clearance)
     n_clumps = max(1, round(bed.fill_packing * length * bed.width_m * bed.depth_m
                             / clump_volume_m3(a, bed.clump_spacing_of_radius)))
     spacing = HCP_SPACING_OF_EXTENT * extent
@@ -166,9 +169,9 @@ def deme_layout(scenario: Scenario) -> DemeLayout:
     fill_centre = (0.5 * length, 0.5 * bed.width_m, z_low + half_height)
     fill_half = (0.5 * inner_x, 0.5 * inner_y, half_height)
     fill_top = z_low + 2 * half_height + extent
-    parked_z = fill_top + body.radius_m + 2 * extent
+    parked_z = fill_top + reach_z + 2 * extent
     return DemeLayout(length_m=length, width_m=bed.width_m, floor_z_m=-2.0 * a,
-                      top_z_m=parked_z + body.radius_m + 0.05, n_clumps=n_clumps, hcp_spacing_m=spacing,
+                      top_z_m=parked_z + reach_z + 0.05, n_clumps=n_clumps, hcp_spacing_m=spacing,
                       fill_centre_m=fill_centre, fill_half_m=fill_half, wheel_x_m=wheel_x,
                       wheel_y_m=0.5 * bed.width_m, wheel_parked_z_m=parked_z, travel_bound_m=travel)
 
@@ -181,34 +184,10 @@ def base_sphere_centres_m(scenario: Scenario, length_m: float) -> np.ndarray:
     return np.stack([(i.ravel() + 0.5) * length_m / nx, (j.ravel() + 0.5) * width / ny, np.zeros(i.size)], axis=1)
 
 
-def wheel_mesh_obj(radius_m: float, width_m: float, segments: int = WHEEL_MESH_SEGMENTS) -> str:
-    """Wavefront OBJ text of a closed cylinder centred at the origin, axis y, faces wound
-    counter-clockwise seen from outside (right-hand normals point out)."""
-    phi = 2.0 * math.pi * np.arange(segments) / segments
-    lines = ['# cobra_sim DEM wheel: closed cylinder, axis y']
-    for y in (-0.5 * width_m, 0.5 * width_m):                 # rim vertices 1..N (y-), N+1..2N (y+)
-        lines += [f'v {radius_m * math.cos(p):.9g} {y:.9g} {radius_m * math.sin(p):.9g}' for p in phi]
-    lines += [f'v 0 {-0.5 * width_m:.9g} 0', f'v 0 {0.5 * width_m:.9g} 0']
-    low_centre, high_centre = 2 * segments + 1, 2 * segments + 2
-    for k in range(segments):
-        a0, a1 = k + 1, (k + 1) % segments + 1                 # y- ring
-        b0, b1 = a0 + segments, a1 + segments                  # y+ ring
-        lines.append(f'f {a0} {b0} {b1}')                      # side, outward
-        lines.append(f'f {a0} {b1} {a1}')
-        lines.append(f'f {low_centre} {a0} {a1}')              # y- cap, normal -y
-        lines.append(f'f {high_centre} {b1} {b0}')             # y+ cap, normal +y
-    return '\n'.join(lines) + '\n'
-
-
 def quaternion_xyzw_to_matrices(quaternions_xyzw: np.ndarray) -> np.ndarray:
     """Rotation matrices [n, 3, 3] of DEM-Engine quaternions (x, y, z, w)."""
     q = np.asarray(quaternions_xyzw, dtype=float).reshape(-1, 4)
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    x, y, z, w = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
+    return rotations_from_quaternions(q[:, [3, 0, 1, 2]])
 
 
 def clump_sphere_centres_m(centres_m: np.ndarray, quaternions_xyzw: np.ndarray, offsets_m: np.ndarray) -> np.ndarray:
@@ -221,29 +200,6 @@ def random_quaternions_xyzw(count: int, seed: int) -> np.ndarray:
     """Uniformly random unit quaternions (x, y, z, w), seeded."""
     q = np.random.default_rng(seed).normal(size=(count, 4))
     return q / np.linalg.norm(q, axis=1, keepdims=True)
-
-
-def surface_height_m(sphere_centres_m: np.ndarray, radius_m: float, x_range_m: tuple[float, float],
-                     y_range_m: tuple[float, float], bin_m: float) -> float:
-    """Median over x-y bins of the highest sphere top in each bin (the LAMMPS backend's definition)."""
-    x, y, top = sphere_centres_m[:, 0], sphere_centres_m[:, 1], sphere_centres_m[:, 2] + radius_m
-    keep = (x >= x_range_m[0]) & (x < x_range_m[1]) & (y >= y_range_m[0]) & (y < y_range_m[1])
-    if not np.any(keep):
-        return float(np.max(top))
-    keys = np.floor(x[keep] / bin_m).astype(np.int64) * 100000 + np.floor(y[keep] / bin_m).astype(np.int64)
-    order = np.lexsort((top[keep], keys))
-    last_of_key = np.r_[keys[order][1:] != keys[order][:-1], True]
-    return float(np.median(top[keep][order][last_of_key]))
-
-
-def wheel_rest_height_m(sphere_centres_m: np.ndarray, radius_m: float, wheel_x_m: float, wheel_y_m: float,
-                        wheel_radius_m: float, wheel_width_m: float) -> float | None:
-    """Lowest wheel-centre height clearing every sphere under the wheel's footprint (None: none under it)."""
-    dx = sphere_centres_m[:, 0] - wheel_x_m
-    near = (np.abs(dx) < wheel_radius_m) & (np.abs(sphere_centres_m[:, 1] - wheel_y_m) < 0.5 * wheel_width_m + radius_m)
-    if not np.any(near):
-        return None
-    return float(np.max(sphere_centres_m[near, 2] + radius_m + np.sqrt(wheel_radius_m ** 2 - dx[near] ** 2)))
 
 
 # --- DEM-Engine -----------------------------------------------------------------------------------
@@ -283,7 +239,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     """Build the bed, settle it, drop and settle the wheel, tilt gravity and yield a DemSample every
     body_sample_interval_s up to duration_s (same samples as the LAMMPS backend's generator)."""
     deme = load_deme()
-    sc, body = scenario, scenario.body
+    sc, body, shape = scenario, scenario.body, scenario.body.shape
     timings = timings if timings is not None else DemeTimings()
     layout = deme_layout(sc)
     a, extent = sc.bed.sphere_radius_m, sc.bed.clump_extent_m
@@ -318,11 +274,11 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     solver.DisableContactBetweenFamilies(BASE_FAMILY, BASE_FAMILY)
 
     with tempfile.TemporaryDirectory(prefix='cobra_deme_') as tmp:
-        obj_path = Path(tmp) / 'wheel.obj'
-        obj_path.write_text(wheel_mesh_obj(body.radius_m, body.width_m))
+        obj_path = Path(tmp) / f'{body.kind}.obj'
+        obj_path.write_text(shape.mesh_obj())              # principal frame, origin at the COM
         wheel = solver.AddWavefrontMeshObject(str(obj_path), wheel_material, False, False)
-    wheel.SetMass(body.mass_kg)
-    wheel.SetMOI([body.inertia_xx_kg_m2, body.inertia_yy_kg_m2, body.inertia_xx_kg_m2])
+    wheel.SetMass(shape.mass_kg)
+    wheel.SetMOI(list(shape.principal_inertia_kg_m2))
     wheel.SetFamily(WHEEL_PARKED_FAMILY)
     wheel.SetInitPos([layout.wheel_x_m, layout.wheel_y_m, layout.wheel_parked_z_m])
     solver.SetFamilyFixed(WHEEL_PARKED_FAMILY)
@@ -371,16 +327,20 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
                                       np.asarray(grain_tracker.OrientationQuaternions(), float), offsets)
 
     spheres = grain_spheres()
-    surface_m = surface_height_m(spheres, a, (layout.wheel_x_m - body.radius_m, layout.wheel_x_m + body.radius_m),
-                                 (layout.wheel_y_m - 0.5 * body.width_m, layout.wheel_y_m + 0.5 * body.width_m), extent)
-    rest = wheel_rest_height_m(spheres, a, layout.wheel_x_m, layout.wheel_y_m, body.radius_m, body.width_m)
-    z_centre = rest + WHEEL_DROP_GAP_M if rest is not None else surface_m + body.radius_m
+    reach_x, reach_y, _ = (float(v) for v in shape.half_extent_m())
+    surface_m = surface_height_m(spheres, a, (layout.wheel_x_m - reach_x, layout.wheel_x_m + reach_x),
+                                 (layout.wheel_y_m - reach_y, layout.wheel_y_m + reach_y), extent)
+    start_w, start_x, start_y, start_z = (float(v) for v in quaternion_from_matrix(shape.start_rotation))
+    rest = shape.rest_height_m(spheres, a, layout.wheel_x_m, layout.wheel_y_m)
+    z_centre = (rest + WHEEL_DROP_GAP_M if rest is not None
+                else surface_m - shape.lowest_z_m(np.zeros(3), np.array([start_w, start_x, start_y, start_z])))
     wheel_tracker.SetPos([layout.wheel_x_m, layout.wheel_y_m, z_centre])
-    wheel_tracker.SetOriQ([0.0, 0.0, 0.0, 1.0])
+    wheel_tracker.SetOriQ([start_x, start_y, start_z, start_w])
     wheel_tracker.SetVel([0.0, 0.0, 0.0])
     wheel_tracker.SetAngVel([0.0, 0.0, 0.0])
     wheel_tracker.SetFamily(WHEEL_SETTLE_FAMILY)
-    log(f'bed surface {surface_m * 1e3:.1f} mm; wheel settles {body.settle_time_s} s on the level bed before the slope')
+    log(f'bed surface {surface_m * 1e3:.1f} mm; the {body.kind} settles {body.settle_time_s} s on the level bed '
+        'before the slope')
 
     # 2) the wheel settles without spin; 3) slope + motion from t = 0
     chunk_started = time.monotonic()
@@ -412,8 +372,8 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
                  'contact_force_n': np.asarray(forces[0], float),
                  'contact_torque_nm': np.asarray(torques[0], float)}
         positions = grain_spheres() if k % samples_per_snapshot == 0 else None
-        yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state,
-                        sinkage_m=float(surface_m - (state['position_m'][2] - body.radius_m)),
+        yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state, surface_m=surface_m,
+                        sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_wxyz']),
                         grain_positions_m=positions, grain_radius_m=grain_radius_m, grain_clump_id=grain_clump_id,
                         bed_length_m=layout.length_m, bed_width_m=layout.width_m, final=k == total_samples)
 

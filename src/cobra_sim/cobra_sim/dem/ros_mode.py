@@ -13,7 +13,7 @@ and the body starts near x = y = 0 as the robot does in the sim.
 
 Message conventions copied from sim_node so consumers cannot tell the terrains apart:
   - odom / ground_truth/odom: pose of the body frame (its origin = the body's centre of mass;
-    its axes = the bed axes when the body was built) in odom; twist = velocity of that origin and
+    its axes = the body's principal axes, cobra_sim.dem.body) in odom; twist = velocity of that origin and
     angular velocity, both in the body's own axes (REP 105: the child frame);
   - contact/forces/<body>: the grains' total force on the body [N] and torque about its origin
     [N m] (gravity subtracted), in the body's own axes;
@@ -37,6 +37,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import yaml
 
+from cobra_sim.dem.body import quaternion_from_matrix, rotation_from_quaternion
 from cobra_sim.terrain import slope_rotation
 
 SampleT = TypeVar('SampleT')
@@ -64,33 +65,11 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
 
 # --- rotations --------------------------------------------------------------------------------
 
-def matrix_from_quaternion_wxyz(quaternion_wxyz: np.ndarray) -> np.ndarray:
-    """Rotation matrix of a (not necessarily normalised) quaternion (w, x, y, z)."""
-    w, x, y, z = np.asarray(quaternion_wxyz, dtype=float) / np.linalg.norm(quaternion_wxyz)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def quaternion_xyzw_from_matrix(rotation: np.ndarray) -> np.ndarray:
     """Unit quaternion (x, y, z, w) of a rotation matrix (w >= 0), as ROS messages order it."""
-    m = np.asarray(rotation, dtype=float)
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
-    if trace > 0.0:
-        s = 2.0 * math.sqrt(trace + 1.0)
-        q = np.array([(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, 0.25 * s])
-    else:
-        k = int(np.argmax(np.diag(m)))
-        i, j = (k + 1) % 3, (k + 2) % 3
-        s = 2.0 * math.sqrt(max(1.0 + m[k, k] - m[i, i] - m[j, j], 1e-300))
-        q = np.zeros(4)
-        q[k] = 0.25 * s
-        q[i] = (m[i, k] + m[k, i]) / s
-        q[j] = (m[j, k] + m[k, j]) / s
-        q[3] = (m[j, i] - m[i, j]) / s
-    q /= np.linalg.norm(q)
-    return -q if q[3] < 0.0 else q
+    w, x, y, z = quaternion_from_matrix(np.asarray(rotation, dtype=float))
+    q = np.array([x, y, z, w])
+    return -q if w < 0.0 else q
 
 
 # --- frames -----------------------------------------------------------------------------------
@@ -106,12 +85,10 @@ class OdomPlacement:
     bed_width_m: float
 
     @classmethod
-    def from_first_sample(cls, slope_deg: float, body_position_bed_m: np.ndarray, sinkage_m: float,
-                          body_radius_m: float, bed_length_m: float, bed_width_m: float) -> 'OdomPlacement':
-        """Anchor odom on the undisturbed surface under the body's first sample: the backend's
-        sinkage is surface - (z_centre - radius), so the surface is sinkage + z_centre - radius."""
+    def from_first_sample(cls, slope_deg: float, body_position_bed_m: np.ndarray, surface_m: float,
+                          bed_length_m: float, bed_width_m: float) -> 'OdomPlacement':
+        """Anchor odom on the undisturbed surface (the backend's surface_m) under the body's first sample."""
         position = np.asarray(body_position_bed_m, dtype=float)
-        surface_m = sinkage_m + position[2] - body_radius_m
         return cls(float(slope_deg), np.array([position[0], position[1], surface_m]), slope_rotation(slope_deg),
                    float(bed_length_m), float(bed_width_m))
 
@@ -145,7 +122,7 @@ class BodyFields:
 def body_fields(placement: OdomPlacement, t_s: float, body: Mapping[str, np.ndarray]) -> BodyFields:
     """A backend body state (bed frame: position_m, quaternion_wxyz, velocity_m_s,
     angular_velocity_rad_s, contact_force_n, contact_torque_nm) as message fields."""
-    bed_from_body = matrix_from_quaternion_wxyz(body['quaternion_wxyz'])
+    bed_from_body = rotation_from_quaternion(body['quaternion_wxyz'])
     odom_from_body = placement.rotation @ bed_from_body
     to_body = bed_from_body.T     # bed-frame vector -> body axes (R_odom^T R_slope = R_bed^T)
     return BodyFields(
@@ -221,11 +198,10 @@ class DemFrameBuilder:
     heightmap at the first sample carrying grain positions at or after each multiple of
     heightmap_period_s (the backend gathers grains only every output_interval_s, so a shorter
     period gives one per snapshot). A sample is duck-typed: t_s, body, sinkage_m,
-    grain_positions_m, grain_radius_m, bed_length_m, bed_width_m, final (outputs.DemSample)."""
+    grain_positions_m, grain_radius_m, bed_length_m, bed_width_m, surface_m, final (outputs.DemSample)."""
 
-    def __init__(self, slope_deg: float, body_radius_m: float, heightmap_period_s: float, cell_m: float) -> None:
+    def __init__(self, slope_deg: float, heightmap_period_s: float, cell_m: float) -> None:
         self.slope_deg = slope_deg
-        self.body_radius_m = body_radius_m
         self.heightmap_period_s = heightmap_period_s
         self.cell_m = cell_m
         self.placement: OdomPlacement | None = None
@@ -234,8 +210,8 @@ class DemFrameBuilder:
     def __call__(self, sample: Any) -> DemFrame:
         position_bed_m = np.asarray(sample.body['position_m'], dtype=float)
         if self.placement is None:
-            self.placement = OdomPlacement.from_first_sample(self.slope_deg, position_bed_m, sample.sinkage_m,
-                                                             self.body_radius_m, sample.bed_length_m,
+            self.placement = OdomPlacement.from_first_sample(self.slope_deg, position_bed_m, sample.surface_m,
+                                                             sample.bed_length_m,
                                                              sample.bed_width_m)
         heightmap = None
         if (self.heightmap_period_s > 0.0 and sample.grain_positions_m is not None

@@ -51,10 +51,13 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
+
+if TYPE_CHECKING:
+    from cobra_sim.dem.body import BodyShape
 
 GRAVITY_M_S2 = 9.8   # thesis §21
 TIME_STEP_LIMIT_OF_RAYLEIGH = 0.3
@@ -102,8 +105,13 @@ class BedSpec:
 
 @dataclass(frozen=True)
 class BodySpec:
-    """The thesis's rigid wheel (§21): axis along y, rolling downslope along +x."""
+    """The tumbling body: the thesis's rigid wheel (§21; axis y, rolling downslope along +x) or the
+    latched COBRA loop from the URDF (kind cobra_loop: mass, inertia and shape from the URDF at the
+    tumble gait's curl pose; radius_m, width_m, mass_kg and inertia_yy_of_m_r2 describe the wheel
+    only). Geometry, mass properties and rolling radius: `shape` (cobra_sim.dem.body)."""
 
+    kind: str = 'wheel'                       # wheel | cobra_loop
+    urdf: str = ''                            # cobra_loop: URDF path ('' = COBRA's installed URDF)
     radius_m: float = 0.20
     width_m: float = 0.12
     mass_kg: float = 6.0
@@ -113,21 +121,18 @@ class BodySpec:
     start_x_m: float = 0.15
     settle_time_s: float = 0.1                # on the level bed, no spin, before slope and motion
     sphere_radius_m: float = 0.02             # rim spheres of the LAMMPS wheel
-    sphere_spacing_m: float = 0.015
+    sphere_spacing_m: float = 0.015           # rim / loop-capsule sphere spacing of the LAMMPS body
 
     @property
-    def inertia_yy_kg_m2(self) -> float:
-        return self.inertia_yy_of_m_r2 * self.mass_kg * self.radius_m ** 2
-
-    @property
-    def inertia_xx_kg_m2(self) -> float:
-        """I_xx = I_zz = m (0.4 r^2 + w^2 / 12) (thesis §21)."""
-        return self.mass_kg * (0.4 * self.radius_m ** 2 + self.width_m ** 2 / 12.0)
+    def shape(self) -> 'BodyShape':
+        """Mass, principal inertia, contact geometry and rolling radius (cached per spec)."""
+        from cobra_sim.dem.body import body_shape
+        return body_shape(self)
 
     @property
     def reference_speed_m_s(self) -> float:
-        """v_ref = omega_r r."""
-        return self.angular_speed_rad_s * self.radius_m
+        """v_ref = omega_r r (r: the rolling radius, the wheel's radius or the loop's perimeter / 2 pi)."""
+        return self.angular_speed_rad_s * self.shape.rolling_radius_m
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,9 @@ class Scenario:
         if not 0.0 <= self.slope_deg < 90.0:
             problems.append(f'slope_deg = {self.slope_deg} is outside [0, 90): a slope of 90 deg or more has no '
                             'bed to rest on; give an angle below 90 (the thesis uses 24)')
+        if self.body.kind not in ('wheel', 'cobra_loop'):
+            problems.append(f'body.kind = {self.body.kind!r}: use "wheel" (the thesis\'s rigid wheel) or '
+                            '"cobra_loop" (the latched COBRA loop from the URDF)')
         if self.body.motion not in ('prescribed', 'free'):
             problems.append(f'body.motion = {self.body.motion!r}: use "prescribed" (omega_r fixed) or "free"')
         for label, value in (('duration_s', self.duration_s), ('output_interval_s', self.output_interval_s),
@@ -229,9 +237,20 @@ class Scenario:
                 f'grains larger than the bed: a clump is {extent * 1e3:.1f} mm across but the bed is '
                 f'{self.bed.length_m} x {self.bed.width_m} x {self.bed.depth_m} m; make bed.sphere_radius_m '
                 'smaller or the bed (length_m, width_m, depth_m) larger')
-        if self.bed.width_m <= self.body.width_m + 2.0 * extent:
-            raise ScenarioError(f'bed.width_m = {self.bed.width_m} leaves no grain beside the {self.body.width_m} m '
-                                f'wheel; make it > {self.body.width_m + 2 * extent:.3f} m')
+        from cobra_sim.dem.body import BodyError
+        try:
+            shape = self.body.shape
+        except BodyError as error:
+            raise ScenarioError(str(error)) from error
+        _, reach_y_m, _ = shape.half_extent_m()
+        if self.bed.width_m <= 2.0 * reach_y_m + 2.0 * extent:
+            raise ScenarioError(f'bed.width_m = {self.bed.width_m} leaves no grain beside the {2 * reach_y_m:.3f} m '
+                                f'wide {self.body.kind}; make it > {2 * reach_y_m + 2 * extent:.3f} m')
+        footprint_m = shape.footprint_length_m(extent)
+        if self.backend == 'lammps' and self.bed.length_m <= footprint_m + 2.0 * extent:
+            raise ScenarioError(f'bed.length_m = {self.bed.length_m} is too short for the {self.body.kind}, whose '
+                                f'lowest clump layer alone spans {footprint_m:.3f} m (the LAMMPS bed is periodic along '
+                                f'x, and a body must not meet its own image): make it > {footprint_m + 2 * extent:.3f} m')
         if self.time_step_s is not None and self.time_step_s > self.stable_time_step_s:
             raise ScenarioError(
                 f'time_step_s = {self.time_step_s:g} s is above the stability estimate '
@@ -380,17 +399,36 @@ def replace_path(scenario: Scenario, dotted_key: str, value: Any) -> Scenario:
 
 
 def load_scenario(path: str | os.PathLike[str], **overrides: Any) -> Scenario:
-    """Read, build and validate a scenario YAML (ScenarioError on any problem)."""
-    path = Path(path)
+    """Read, build and validate a scenario YAML (ScenarioError on any problem). A file may start
+    from another with `extends: other.yaml` (relative to it) and give only what differs; nested
+    mappings (bed, body, materials) merge key by key."""
+    return scenario_from_dict(read_scenario_yaml(Path(path)), **overrides).validate()
+
+
+def read_scenario_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The YAML mapping of a scenario file with its `extends` chain merged in."""
     if not path.is_file():
         raise ScenarioError(f'scenario file {path} does not exist: give a YAML like config/dem/tumble_slope.yaml')
+    if path.resolve() in seen:
+        raise ScenarioError(f'{path}: `extends` loops back to itself; remove the cycle')
     try:
         raw = yaml.safe_load(path.read_text())
     except yaml.YAMLError as error:
         raise ScenarioError(f'{path} is not valid YAML: {error}') from error
-    return scenario_from_dict(raw, **overrides).validate()
+    if not isinstance(raw, dict):
+        raise ScenarioError(f'{path}: a DEM scenario file must be a YAML mapping (see config/dem/tumble_slope.yaml)')
+    base_name = raw.pop('extends', None)
+    if base_name is None:
+        return raw
+    base = read_scenario_yaml(path.parent / str(base_name), seen + (path.resolve(),))
+    for key, value in raw.items():
+        base[key] = dict(base[key], **value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return base
 
 
 def rigid_slope_acceleration_m_s2(scenario: Scenario) -> float:
-    """Rolling without slip on a rigid slope: a = g sin(theta) / (1 + I / (m r^2))."""
-    return GRAVITY_M_S2 * math.sin(math.radians(scenario.slope_deg)) / (1.0 + scenario.body.inertia_yy_of_m_r2)
+    """Rolling without slip on a rigid slope: a = g sin(theta) / (1 + I_yy / (m r^2)) (r: rolling
+    radius; for the polygonal loop this is the mean, its speed ripples with each side)."""
+    shape = scenario.body.shape
+    inertia_of_m_r2 = shape.principal_inertia_kg_m2[1] / (shape.mass_kg * shape.rolling_radius_m ** 2)
+    return GRAVITY_M_S2 * math.sin(math.radians(scenario.slope_deg)) / (1.0 + inertia_of_m_r2)
