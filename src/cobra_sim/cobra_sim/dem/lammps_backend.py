@@ -41,9 +41,9 @@ from cobra_sim.dem.scenario import (GRAVITY_M_S2, Scenario, ScenarioError, clump
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 DEFAULT_CACHE_DIR = REPO_ROOT / 'out' / 'dem_cache'
-GRAIN_TYPE, WHEEL_TYPE, BASE_TYPE = 1, 2, 3
+GRAIN_TYPE, BODY_TYPE, BASE_TYPE = 1, 2, 3
 SETTLE_CHUNK_S = 0.02
-WHEEL_DROP_GAP_M = 5e-4
+BODY_DROP_GAP_M = 5e-4
 BALANCE_THRESHOLD = 1.05   # rebalance when max/mean particles per rank exceeds this
 
 _RUN_SERIALS = itertools.count(1)
@@ -214,7 +214,7 @@ class LammpsRun:
             offsets, sphere_radius, sphere_mass = shape.contact_spheres()
             positions = np.concatenate([positions, body_centre_m + offsets @ shape.start_rotation.T])
             radius = np.concatenate([radius, sphere_radius])
-            types = np.concatenate([types, np.full(len(offsets), WHEEL_TYPE)])
+            types = np.concatenate([types, np.full(len(offsets), BODY_TYPE)])
             molecule = np.concatenate([molecule, np.full(len(offsets), n_clumps + 1)])
             density = np.concatenate([density, sphere_mass / (4.0 / 3.0 * math.pi * sphere_radius ** 3)])
             self.body_molecule_id = n_clumps + 1      # fix rigid molecule numbers bodies by molecule ID
@@ -266,13 +266,13 @@ pair_style granular
 pair_coeff {GRAIN_TYPE} {GRAIN_TYPE} {grain_law}
 pair_coeff {BASE_TYPE} {BASE_TYPE} {grain_law}
 pair_coeff {GRAIN_TYPE} {BASE_TYPE} {grain_law}
-pair_coeff {WHEEL_TYPE} {WHEEL_TYPE} {wheel_law}
-pair_coeff {GRAIN_TYPE} {WHEEL_TYPE} {pair_law}
-pair_coeff {WHEEL_TYPE} {BASE_TYPE} {pair_law}
+pair_coeff {BODY_TYPE} {BODY_TYPE} {wheel_law}
+pair_coeff {GRAIN_TYPE} {BODY_TYPE} {pair_law}
+pair_coeff {BODY_TYPE} {BASE_TYPE} {pair_law}
 timestep {sc.dt_s:.6g}
 group grains type {GRAIN_TYPE}
 group base type {BASE_TYPE}
-group wheel type {WHEEL_TYPE}
+group body type {BODY_TYPE}
 variable speed atom sqrt(vx*vx+vy*vy+vz*vz)
 compute vmax grains reduce max v_speed
 compute basetemp base temp
@@ -332,7 +332,7 @@ thermo 0
             os.replace(tmp, info_path)
         torque_y = 'on' if spin_free else 'off'
         body_id = int(self.body_molecule_id)
-        self.command(f'group movers union grains wheel\n'
+        self.command(f'group movers union grains body\n'
                      f'fix bodies movers rigid molecule force {body_id} on off on '
                      f'torque {body_id} off {torque_y} off infile {info_path}')
         self.rebalance_fix()
@@ -521,7 +521,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
     rest_m = shape.rest_height_m(grains, sc.bed.sphere_radius_m, x_centre, y_centre)
     start_orientation = quaternion_from_matrix(shape.start_rotation)
     lowest_offset_m = shape.lowest_z_m(np.zeros(3), start_orientation)
-    z_centre = rest_m + WHEEL_DROP_GAP_M if rest_m is not None else surface_m - lowest_offset_m
+    z_centre = rest_m + BODY_DROP_GAP_M if rest_m is not None else surface_m - lowest_offset_m
     centre = np.array([x_centre, y_centre, z_centre])
     grain_radius_m = bed.radius_m[bed.grain_mask]
     grain_clump_id = bed.molecule[bed.grain_mask]
