@@ -243,8 +243,9 @@ def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
     0.40 m flat side needs a longer periodic bed than the wheel's)."""
     from geometry_msgs.msg import WrenchStamped
     from nav_msgs.msg import Odometry
-    from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    from cobra_common.ros_testing import spin_until
 
     raw = scenario_raw()
     raw['bed'].update(length_m=0.5, width_m=0.13, depth_m=0.024, sphere_radius_m=0.005)
@@ -261,16 +262,9 @@ def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
                       f'scenario_file:={write_scenario(tmp_path / "loop.yaml", raw)}',
                       '-p', f'cache_dir:={tmp_path / "cache"}', '-p', 'wait_for_peers_s:=120.0',
                       '-p', 'heightmap_period_s:=0.0')
-    executor = SingleThreadedExecutor()
-    executor.add_node(ros_node)
-    deadline = time.monotonic() + DEADLINE_S
-    try:
-        while (node.process.poll() is None or len(odom) < 4 or len(contact) < 4) and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.1)
-        code = node.stop()
-    finally:
-        executor.remove_node(ros_node)
-    assert code == 0, node.output()
+    spin_until(ros_node, lambda: node.process.poll() is not None and len(odom) >= 4 and len(contact) >= 4,
+               DEADLINE_S)
+    assert node.stop() == 0, node.output()
     assert len(odom) == len(contact) == 4, node.output()                    # t = 0, 0.01, 0.02, 0.03
     assert all(m.child_frame_id == 'cobra_loop' for m in odom)
     assert all(m.header.frame_id == 'cobra_loop' for m in contact)
