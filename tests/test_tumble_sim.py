@@ -3,11 +3,14 @@
 The sim runs lockstepped (real_time_factor 0), so sim time advances only as fast as the gait
 commands it, however loaded the machine is. Every test judges by what it receives: tumble/state
 messages, latch/state, joint_states and diagnostics; the wall-clock limits only end a test that
-would otherwise hang.
+would otherwise hang. The sequence of transitions comes from the gait's log (`tumble -> <state>`,
+every transition): tumble/state is latched with depth 1, so a subscriber that falls behind on a
+loaded machine may see only the newest of two quick changes (curling, latching), as it should.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -35,6 +38,7 @@ SENSOR = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 WALL_LIMIT_S = 180.0  # a hang guard, not a timing criterion
 GAIT_JOINTS = [j.name for j in load_robot_model(URDF).gait_joints()]
 STRAIGHT_TOLERANCE_RAD = 0.15  # the gait's tumble.joint_tolerance_rad default
+TRANSITION_LINE = re.compile(r'tumble (?:-> (\w+): |(aborted: .*)$)')
 
 
 
@@ -51,6 +55,7 @@ class TumbleProbe:
         self.diagnostics: list[DiagnosticStatus] = []
         self.diagnostics_stamps_s: list[float] = []
         self.head_x_m: float | None = None  # ground_truth/odom: the head along world x (downhill on a slope)
+        self.gait_output: str | None = None   # the gait's log, once stopped (transitions())
         node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
         node.create_subscription(Bool, 'latch/state', lambda m: self.latch.append(m.data), LATCHED)
         node.create_subscription(JointState, 'joint_states', self._on_joint_states, SENSOR)
@@ -117,8 +122,15 @@ class TumbleProbe:
         self.wait_until(future.done, f'tumble/{action} answer', aborted_ok=True)
         return future.result()
 
+    def transitions(self) -> list[str]:
+        """Every tumble transition the gait logged, in order (stops the gait: call it last)."""
+        if self.gait_output is None:
+            self.gait_output = stop(self.gait)
+        found = (TRANSITION_LINE.search(line) for line in self.gait_output.splitlines())
+        return [match.group(1) or match.group(2) for match in found if match]
+
     def close(self) -> str:
-        return stop(self.gait) + stop(self.sim)
+        return (self.gait_output if self.gait_output is not None else stop(self.gait)) + stop(self.sim)
 
 
 @pytest.fixture
@@ -151,10 +163,10 @@ def test_sidewind_curl_latch_tumble_release_ready(launch, slope_deg: float) -> N
         assert probe.head_x_m - latched_x_m > 0.2
     assert probe.call('release').success
     probe.wait_until(lambda: probe.state == 'ready', 'ready')
-    assert probe.states == ['sidewinding', 'ramp_down', 'curling', 'latching', 'tumbling', 'releasing',
-                            'uncurling', 'ready']
     probe.wait_until(lambda: probe.latch[-1] is False, 'latch/state false')
     assert probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD
+    assert probe.states[0] == 'sidewinding'
+    assert probe.transitions() == ['ramp_down', 'curling', 'latching', 'tumbling', 'releasing', 'uncurling', 'ready']
 
 
 def test_a_latch_that_never_confirms_aborts_unlatched(launch) -> None:
@@ -164,7 +176,6 @@ def test_a_latch_that_never_confirms_aborts_unlatched(launch) -> None:
     probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
     assert probe.state.startswith('aborted: latch did not confirm within')
     assert 'latch_capture_distance_m' in probe.state  # the sim's refusal is in the reason
-    assert probe.states[:4] == ['sidewinding', 'ramp_down', 'curling', 'latching']
     probe.wait_until(lambda: any(s.level == DiagnosticStatus.ERROR and s.message == probe.state
                                  for s in probe.diagnostics), 'diagnostics with the abort', aborted_ok=True)
     assert True not in probe.latch
@@ -174,6 +185,7 @@ def test_a_latch_that_never_confirms_aborts_unlatched(launch) -> None:
     assert max(probe.diagnostics_stamps_s) < 1e6  # s: a sim-time run of minutes, not 1970 + 56 years
     probe.wait_until(lambda: probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD, 'straight',
                      aborted_ok=True)
+    assert probe.transitions() == ['ramp_down', 'curling', 'latching', probe.state]
 
 
 def test_a_loop_that_does_not_close_aborts_before_latching(launch) -> None:
@@ -182,12 +194,14 @@ def test_a_loop_that_does_not_close_aborts_before_latching(launch) -> None:
     assert probe.call('start').success
     probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
     assert probe.state.startswith('aborted: loop did not close: latch frames')
-    assert probe.states == ['sidewinding', 'ramp_down', 'curling', probe.state]
     assert True not in probe.latch
+    assert probe.transitions() == ['ramp_down', 'curling', probe.state]
 
 
 def test_abort_mid_curl_returns_to_straight(launch) -> None:
-    probe = launch(gait_args=('-p', 'autostart:=false', '-p', 'tumble.curl_speed_rad_s:=0.2'))  # a ~10 s curl
+    # a ~40 s curl, aborted ~8 s into it: the abort reaches the gait long before the loop closes, however
+    # far this test process lags behind the lockstepped sim and gait (0.2 rad/s lost that race under load)
+    probe = launch(gait_args=('-p', 'autostart:=false', '-p', 'tumble.curl_speed_rad_s:=0.05'))
     probe.wait_until(lambda: probe.state == 'sidewinding', 'sidewinding')
     assert probe.call('start').success
     probe.wait_until(lambda: probe.state == 'curling', 'curling')
@@ -195,10 +209,10 @@ def test_abort_mid_curl_returns_to_straight(launch) -> None:
     response = probe.call('abort')
     assert response.success and 'straight' in response.message
     probe.wait_until(lambda: probe.state.startswith('aborted'), 'aborted', aborted_ok=True)
-    assert probe.states == ['sidewinding', 'ramp_down', 'curling', 'aborted: abort requested']
     probe.wait_until(lambda: probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD, 'straight',
                      aborted_ok=True)
     assert True not in probe.latch
+    assert probe.transitions() == ['ramp_down', 'curling', 'aborted: abort requested']
 
 
 @pytest.mark.parametrize('parameters, message', [
