@@ -16,7 +16,9 @@ parameter exceptions into one naming the parameter, the value given and the allo
 
 from __future__ import annotations
 
+import faulthandler
 import math
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -165,8 +167,25 @@ def shield_cleanup() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+STOP_STACK_DUMP_ENV = 'COBRA_STOP_STACK_DUMP_S'
+STOP_STACK_DUMP_S = 8.0  # below the runner's 10 s before SIGTERM: a hung stop leaves its stacks in the log
+
+
+def _arm_stop_stack_dump() -> None:
+    """If the process is still alive STOP_STACK_DUMP_S after its stop signal, print every thread's
+    stack to stderr (faulthandler's watchdog thread: it works while the main thread is blocked in C),
+    so a node that does not stop says where it hangs. $COBRA_STOP_STACK_DUMP_S overrides (0 = off)."""
+    try:
+        delay_s = float(os.environ.get(STOP_STACK_DUMP_ENV, STOP_STACK_DUMP_S))
+    except ValueError:
+        delay_s = STOP_STACK_DUMP_S
+    if delay_s > 0.0:
+        faulthandler.dump_traceback_later(delay_s, exit=False)
+
+
 def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     shield_cleanup()  # first: a second signal can come while this one unwinds
+    _arm_stop_stack_dump()
     _stop.requested = True
     if not _stop.deferred:
         raise KeyboardInterrupt

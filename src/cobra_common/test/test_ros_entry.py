@@ -158,3 +158,40 @@ def test_a_nodes_own_loop_sees_the_signal_as_a_flag(ros_env, tmp_path):
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ['step completed after the signal', 'stopped after 3 steps']
+
+
+HUNG_STOP = textwrap.dedent('''
+    import os, signal, time
+    from cobra_common.ros_entry import deferred_stop, init_with_stop_signals, stop_requested
+
+    def stuck_in_shutdown():
+        time.sleep(30)   # a stop that never finishes (the real case: a node hung while stopping)
+
+    init_with_stop_signals(['hung'])
+    with deferred_stop():
+        os.kill(os.getpid(), signal.SIGINT)
+        while not stop_requested():
+            pass
+    print('stopping', flush=True)
+    stuck_in_shutdown()
+''')
+
+
+def test_a_node_hung_after_its_stop_signal_prints_where(ros_env, tmp_path):
+    """A node still alive after its stop signal leaves every thread's stack on stderr before the
+    runner escalates, so a stop that hangs is diagnosable from the log (found: a gait node that
+    needed SIGTERM once under load, with nothing in its output to say why)."""
+    script = tmp_path / 'hung.py'
+    script.write_text(HUNG_STOP)
+    env = dict(ros_env, COBRA_STOP_STACK_DUMP_S='0.5')
+    process = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    stderr_lines: list[str] = []
+    for line in process.stderr:                     # read until the dump names the hung function
+        stderr_lines.append(line)
+        if 'stuck_in_shutdown' in line:
+            break
+    process.kill()
+    process.communicate(timeout=30)
+    assert 'Timeout' in ''.join(stderr_lines) and any('stuck_in_shutdown' in line for line in stderr_lines), \
+        ''.join(stderr_lines)
