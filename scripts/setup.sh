@@ -68,15 +68,19 @@ fi
 # package's site-packages on sys.path and appends its prefix to AMENT_PREFIX_PATH (where the
 # runner and the nodes look up executables and share files), so `.venv/bin/python -m
 # cobra_bringup.runner ...` works in a plain shell too. A sourced workspace still comes first.
+# Every path is relative to the venv (site-packages lines are resolved from the .pth's folder,
+# prefixes from sys.prefix), so a checkout that is moved or mounted elsewhere keeps working.
 python - "$PWD/install" <<'PY'
-import pathlib, sys, sysconfig
+import os, pathlib, sys, sysconfig
 install = pathlib.Path(sys.argv[1])
-prefixes = sorted(str(p) for p in install.iterdir() if (p / 'share' / 'ament_index').is_dir())
+purelib = sysconfig.get_paths()['purelib']
+prefixes = sorted(os.path.relpath(p, sys.prefix) for p in install.iterdir() if (p / 'share' / 'ament_index').is_dir())
 version = f'python{sys.version_info.major}.{sys.version_info.minor}'
-lines = [f'{prefix}/lib/{version}/site-packages' for prefix in prefixes]
-lines.append("import os; os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(dict.fromkeys("
+lines = [os.path.relpath(os.path.join(sys.prefix, prefix, 'lib', version, 'site-packages'), purelib)
+         for prefix in prefixes]
+lines.append("import os, sys; os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(dict.fromkeys("
              "[p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p] + "
-             f"{prefixes!r}))")
-pth = pathlib.Path(sysconfig.get_paths()['purelib']) / 'cobra_workspace.pth'
+             f"[os.path.normpath(os.path.join(sys.prefix, p)) for p in {prefixes!r}]))")
+pth = pathlib.Path(purelib) / 'cobra_workspace.pth'
 pth.write_text('\n'.join(lines) + '\n')
 PY

@@ -6,6 +6,7 @@ Needs the colcon install (scripts/setup.sh, which the test command runs first).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
 
@@ -191,3 +194,29 @@ def test_the_venv_python_runs_the_bringup_without_sourcing_the_workspace(ros_env
     output = process.stdout + process.stderr
     assert process.returncode == 0, output
     assert 'reached duration_s = 3 s of sim time' in output, output
+
+
+def test_a_moved_checkout_runs_the_bringup_from_where_it_now_is(ros_env, tmp_path):
+    """The workspace registration is relative to the venv: a checkout built in one place and run
+    from another (moved, mounted elsewhere) uses its own install/, and nodes start even though
+    their entry scripts' shebangs name the old venv path. Moved cheaply: a venv whose python and
+    lib/ link to this one's, beside a copy of install/."""
+    moved = tmp_path / 'moved'
+    venv = moved / '.venv'
+    (venv / 'bin').mkdir(parents=True)
+    shutil.copy(Path(sys.prefix) / 'pyvenv.cfg', venv / 'pyvenv.cfg')
+    (venv / 'bin' / 'python').symlink_to(Path(sys.prefix) / 'bin' / 'python')
+    (venv / 'lib').symlink_to(Path(sys.prefix) / 'lib')     # site-packages and the ROS wheels' libraries
+    shutil.copytree(REPO_ROOT / 'install', moved / 'install', symlinks=True)
+    plain = {'HOME': os.environ.get('HOME', '/root'), 'PATH': '/usr/bin:/bin',
+             'ROS_DOMAIN_ID': ros_env['ROS_DOMAIN_ID'], 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
+             'ROS_LOG_DIR': str(tmp_path / 'log')}
+    process = subprocess.run([str(venv / 'bin' / 'python'), '-m', 'cobra_bringup.runner', 'sidewind.launch.py',
+                              'use_sim:=true', 'duration:=3.0', 'real_time_factor:=0.0', 'record:=false'],
+                             cwd=tmp_path, env=plain, capture_output=True, text=True, timeout=300)
+    output = process.stdout + process.stderr
+    assert process.returncode == 0, output
+    assert 'reached duration_s = 3 s of sim time' in output, output
+    # the moved install's files, not the original checkout's (an absolute registration found those)
+    assert f"from {moved / 'install' / 'cobra_description'}" in output, output
+

@@ -53,7 +53,10 @@ def command_line(spec: NodeSpec, namespace: str, log_level: str) -> list[str]:
         raise BringupError(f'{spec.package}/{spec.executable} is not installed ({executable}); '
                            f'build the workspace with scripts/setup.sh')
     ros_arguments = node_ros_arguments(spec, namespace)  # the very arguments prestart validated
-    return [str(executable), '--ros-args', *ros_arguments[:2], '--log-level', log_level, *ros_arguments[2:]]
+    # run by this interpreter, not the script's shebang: that names the venv by the absolute path
+    # it had when the workspace was built, which a moved or mounted checkout no longer has
+    return [sys.executable, str(executable), '--ros-args', *ros_arguments[:2], '--log-level', log_level,
+            *ros_arguments[2:]]
 
 
 @dataclass

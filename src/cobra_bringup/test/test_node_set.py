@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -316,10 +317,10 @@ def test_command_line_carries_name_namespace_files_and_parameters(tmp_path, monk
     prefix = _fake_install(tmp_path, monkeypatch, ('cobra_sim',))
     sim = _by_name(_nodes('use_sim:=true', 'duration:=20'))['sim_node']
     words = runner.command_line(sim, '/robot1/', 'debug')
-    assert words[:6] == [str(prefix / 'cobra_sim' / 'lib' / 'cobra_sim' / 'sim_node'), '--ros-args',
+    assert words[:7] == [sys.executable, str(prefix / 'cobra_sim' / 'lib' / 'cobra_sim' / 'sim_node'), '--ros-args',
                          '-r', '__node:=sim_node', '--log-level', 'debug']
-    assert words[6:8] == ['-r', '__ns:=/robot1']
-    assert words[8:10] == ['--params-file', str(CONFIG_DIR / 'sim.yaml')]
+    assert words[7:9] == ['-r', '__ns:=/robot1']
+    assert words[9:11] == ['--params-file', str(CONFIG_DIR / 'sim.yaml')]
     parameters = [words[i + 1] for i, word in enumerate(words) if word == '-p']
     assert 'duration_s:=20.0' in parameters
     assert 'use_sim_time:=true' in parameters
