@@ -115,7 +115,7 @@ class BodyShape:
                 return None
             return float(np.max(sphere_centres_m[near, 2] + sphere_radius_m + np.sqrt(r ** 2 - dx[near] ** 2)))
         centres, radii = self.start_points_m()
-        reach = self.half_extent_m()
+        reach = np.max(np.abs(centres) + radii[:, None], axis=0)       # half_extent_m, from these points
         near = ((np.abs(sphere_centres_m[:, 0] - x_m) < reach[0] + sphere_radius_m)
                 & (np.abs(sphere_centres_m[:, 1] - y_m) < reach[1] + sphere_radius_m))
         grains = sphere_centres_m[near]

@@ -210,8 +210,8 @@ class LammpsRun:
         n_clumps = int(bed.molecule[bed.grain_mask].max())
         self.n_bed_atoms = len(positions)
         shape = sc.body.shape
+        offsets, sphere_radius, sphere_mass = shape.contact_spheres()
         if body_centre_m is not None:
-            offsets, sphere_radius, sphere_mass = shape.contact_spheres()
             positions = np.concatenate([positions, body_centre_m + offsets @ shape.start_rotation.T])
             radius = np.concatenate([radius, sphere_radius])
             types = np.concatenate([types, np.full(len(offsets), BODY_TYPE)])
@@ -241,7 +241,7 @@ class LammpsRun:
             return (f'hertz/material {e:.6g} {cor:.6g} {nu:.6g} damping coeff_restitution '
                     f'tangential mindlin NULL {xgt:.6g} {mu:.6g} rolling sds {k_roll:.6g} 0.0 {mu_roll:.6g}')
 
-        s = float(shape.contact_spheres()[1].max())      # the body's (largest) contact sphere
+        s = float(sphere_radius.max())                    # the body's (largest) contact sphere
         grain_law = law(t.youngs_modulus_pa, t.restitution, t.poisson_ratio, xgt_t, t.friction,
                         rolling_friction_of_crr(t.rolling_resistance, a, a))
         wheel_law = law(w.youngs_modulus_pa, w.restitution, w.poisson_ratio, xgt_w, w.friction,
