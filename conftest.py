@@ -21,6 +21,9 @@ PACKAGE_DIRS = sorted(str(p) for p in (REPO_ROOT / 'src').iterdir() if (p / 'pac
 for package_dir in PACKAGE_DIRS:
     if package_dir not in sys.path:
         sys.path.insert(0, package_dir)
+# ... and for the processes tests start (`python -m cobra_experiments.dem_run` runs these sources)
+os.environ['PYTHONPATH'] = os.pathsep.join(
+    dict.fromkeys(PACKAGE_DIRS + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
 
 from cobra_common.ros_domain import claim_domain_id  # noqa: E402 (needs the paths above)
 

@@ -3,6 +3,9 @@
 # workspace in install/. Fast when nothing changed (both steps are skipped by content hash).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# one setup at a time per checkout (two shells running the tests together)
+exec 9>".setup.lock"
+flock 9
 
 if [ ! -x .venv/bin/python ]; then
     echo "[setup] creating .venv"
@@ -50,9 +53,11 @@ source_hash=$(find src urdf launch config colcon.meta -type f -not -path '*/__py
     | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
     echo "[setup] building the workspace with colcon"
-    rm -rf build install
-    colcon --log-base log build --event-handlers console_cohesion- summary+ >/dev/null 2>&1 \
-        || { echo "[setup] colcon build failed; see log/latest_build" >&2; exit 1; }
+    # built beside the old install and swapped in at the end, so a run that uses install/ while
+    # another shell rebuilds sees one whole workspace or the other
+    rm -rf build install.new
+    colcon --log-base log build --install-base install.new --event-handlers console_cohesion- summary+ \
+        >/dev/null 2>&1 || { echo "[setup] colcon build failed; see log/latest_build" >&2; exit 1; }
     if colcon list | grep -v '(ros.ament_python)' | grep -q .; then
         echo "[setup] a package is not recognised as ROS (check its package.xml):" >&2
         colcon list >&2
@@ -60,8 +65,10 @@ if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
     fi
     # compile the soil kernels once into numba's cache beside the installed sources (~8 s; a
     # terrain:=scm node then loads them in < 1 s instead of compiling at start)
-    ( set +u; source install/setup.bash; python -c 'from cobra_sim.soil import compile_kernels; compile_kernels()' )
-    echo "$source_hash" > install/.source.sha256
+    ( set +u; source install.new/setup.bash; python -c 'from cobra_soil import compile_kernels; compile_kernels()' )
+    echo "$source_hash" > install.new/.source.sha256
+    rm -rf install.old; [ ! -d install ] || mv install install.old
+    mv install.new install && rm -rf install.old
 fi
 
 # The venv finds the workspace without `source install/setup.bash`: a .pth puts each installed

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from mcap.reader import make_reader
 
-TINY_SCENARIO = Path(__file__).resolve().parents[1] / 'src' / 'cobra_sim' / 'test' / 'data' / 'dem_tiny.yaml'
+TINY_SCENARIO = Path(__file__).resolve().parents[1] / 'src' / 'cobra_dem' / 'test' / 'data' / 'dem_tiny.yaml'
 SAMPLES = 6  # t = 0, 0.01, ..., 0.05 s
 
 
@@ -30,7 +30,7 @@ def test_dem_terrain_runs_the_wheel_scenario_and_records_its_topics(start_runner
     output, _ = process.communicate(timeout=600)
     assert process.returncode == 0, output
     # the DEM node alone with the logger: no robot, gait or state publisher in a wheel run
-    assert '[run] starting cobra_sim/dem_node' in output and 'gait_node' not in output, output
+    assert '[run] starting cobra_dem/dem_node' in output and 'gait_node' not in output, output
     counts = topic_counts(bag)
     for topic in ('/odom', '/ground_truth/odom', '/contact/forces/wheel'):
         assert counts.get(topic) == SAMPLES, (topic, counts)

@@ -1,4 +1,4 @@
-"""scripts/render_bag.py: frames of the robot from a tiny bag, and its refusals (no GL: skipped)."""
+"""python -m cobra_experiments.render_bag: frames of the robot from a tiny bag, and its refusals (no GL: skipped)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from rosbags.typesys import Stores, get_typestore
 from cobra_logger.split_bag import SplitBagWriter
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = REPO_ROOT / 'scripts' / 'render_bag.py'
 STORE = get_typestore(Stores.ROS2_JAZZY)
 T = STORE.types
 JOINTS = [f'joint_{i}' for i in range(1, 12)]
@@ -22,11 +21,7 @@ ORIGIN_NS = 1_796_299_419_000_000_000  # a wall-clock origin: stamps in 2026
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location('render_bag', SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault('render_bag', module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module('cobra_experiments.render_bag')
 
 
 def header(stamp_ns: int, frame: str) -> object:
@@ -57,7 +52,7 @@ def write_bag(bag: Path, with_odom: bool = True) -> None:
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, '-m', 'cobra_experiments.render_bag', *args], capture_output=True, text=True, timeout=300)
 
 
 def robot_mask(frame: np.ndarray) -> np.ndarray:

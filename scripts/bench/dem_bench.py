@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """LAMMPS DEM benchmark (issue 11): particle-steps/s per core on a settled bed at 1 and 2 ranks, and
-the overhead of our layer (cobra_sim.dem.lammps_backend driving LAMMPS from Python in 0.01 s chunks
+the overhead of our layer (cobra_dem.lammps_backend driving LAMMPS from Python in 0.01 s chunks
 with a 10 FPS gather of all bed positions, as run_scenario does) as a ratio to a bare LAMMPS input
 script of the same bed: the commands our layer sent, replayed by the `lmp` executable with one
 `run N` (its "Loop time" is the baseline). Both measured in this run, on this machine.
@@ -33,7 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 for package in (REPO_ROOT / 'src').iterdir():
     sys.path.insert(0, str(package))
 
-from cobra_sim.dem.scenario import Scenario, load_scenario  # noqa: E402
+from cobra_dem.scenario import Scenario, load_scenario  # noqa: E402
 
 SMALL_BED = ['bed.length_m=0.2', 'bed.width_m=0.16', 'bed.sphere_radius_m=0.004', 'bed.depth_m=0.032',
              'bed.settle_time_s=0.15', 'bed.settle_max_time_s=0.4']   # the test bed (~1k clumps)
@@ -51,7 +51,7 @@ def bench_scenario(bed: str) -> Scenario:
 
 def worker(args: argparse.Namespace) -> None:
     """One measurement of our layer (run as 1 process or under mpirun); rank 0 prints JSON."""
-    from cobra_sim.dem import lammps_backend as lb
+    from cobra_dem import lammps_backend as lb
     scenario = bench_scenario(args.bed)
     bed = lb.settled_bed(scenario, log=lambda _line: None)
     run = lb.LammpsRun(scenario)
@@ -116,7 +116,7 @@ def main() -> int:
     if args.worker:
         worker(args)
         return 0
-    from cobra_sim.dem import lammps_backend as lb
+    from cobra_dem import lammps_backend as lb
     scenario = bench_scenario(args.bed)
     print(scenario.time_step_report())
     lb.settled_bed(scenario)      # settle (or load) once, outside the timings

@@ -32,7 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 for package in (REPO_ROOT / 'src').iterdir():
     sys.path.insert(0, str(package))
 
-from cobra_sim.soil import BodyGeometry, CollisionShape, ScmTerrain, load_scm_params  # noqa: E402
+from cobra_soil import BodyGeometry, CollisionShape, ScmTerrain, load_scm_params  # noqa: E402
 
 CORE = 0
 DT_S = 1e-3

@@ -187,7 +187,7 @@ def main() -> int:
     parser.add_argument('--domain-id', type=int, default=158)
     args = parser.parse_args()
     os.sched_setaffinity(0, {CORE})
-    from cobra_sim.soil import compile_kernels
+    from cobra_soil import compile_kernels
     compile_kernels()
     with tempfile.TemporaryDirectory() as directory:
         configurations = [('rigid', lambda: make_terrain('rigid')),

@@ -13,8 +13,6 @@ setup(
         ('share/' + package_name, ['package.xml']),
         ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
         ('share/' + package_name + '/config', glob('config/*.yaml')),
-        ('share/' + package_name + '/config/soil', glob('config/soil/*.yaml')),
-        ('share/' + package_name + '/config/dem', glob('config/dem/*.yaml')),
     ],
     install_requires=['setuptools'],
     zip_safe=True,

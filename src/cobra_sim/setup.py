@@ -19,7 +19,6 @@ setup(
     entry_points={
         'console_scripts': [
             'sim_node = cobra_sim.sim_node:main',
-            'dem_node = cobra_sim.dem_node:main',
         ],
     },
 )

@@ -25,7 +25,7 @@ from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_typestore
 
 from cobra_analysis import cdr_bulk
-from cobra_sim.heightmap_cloud import HeightmapCloudError, cloud_points
+from cobra_common.heightmap_cloud import HeightmapCloudError, cloud_points
 
 JOINT_STATES = 'joint_states'
 JOINT_COMMANDS = 'joint_commands'

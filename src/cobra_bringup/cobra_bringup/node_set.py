@@ -28,7 +28,7 @@ from cobra_bringup.run_metadata import gait_entries, git_revision, run_custom_da
 LAUNCH_FILES = ('sidewind.launch.py', 'lts.launch.py', 'tumble.launch.py')
 ROBOTS = ('cobra', 'tsnake')  # urdf/<robot>.urdf; DEFAULT_ROBOT is what a node loads without urdf_path
 TRUE_WORDS, FALSE_WORDS = ('true', '1', 'yes'), ('false', '0', 'no')
-DEM_TERRAIN = 'dem'  # granular DEM (cobra_sim dem_node): the thesis's rigid wheel on a particle bed, no robot
+DEM_TERRAIN = 'dem'  # granular DEM (cobra_dem dem_node): the thesis's rigid wheel on a particle bed, no robot
 DEM_BODY = 'wheel'  # the body a DEM run simulates (the bag's custom_data robot)
 TERRAINS = tuple(sorted([*TERRAIN_MODELS, DEM_TERRAIN]))
 PEER_WAIT_S = 15.0  # the simulation holds t = 0 until the gait (and the logger) joined, at most this long
@@ -256,7 +256,7 @@ def _dem_node(use_sim: bool, duration: float, slope_deg: float, record: bool,
         parameters['scenario_file'] = terrain_file['terrain_file']
     if slope_deg:
         parameters['scenario_overrides'] = f'slope_deg={slope_deg:g}'
-    return NodeSpec('cobra_sim', 'dem_node', 'dem_node', files('dem.yaml'), parameters, ends_run=True,
+    return NodeSpec('cobra_dem', 'dem_node', 'dem_node', files('dem.yaml'), parameters, ends_run=True,
                     arguments={'scenario_file': 'terrain_file', 'duration_s': 'duration',
                                'frame_prefix': 'frame_prefix', 'scenario_overrides': 'slope_deg'})
 

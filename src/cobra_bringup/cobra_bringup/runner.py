@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             raise BringupError(f"unknown launch file '{launch_file}': choose one of {', '.join(LAUNCH_FILES)}")
         values = parse_arguments(arguments, Path(launch_file).name)
         specs = node_set(values, config_directory(), Path(launch_file).name)
-        simulated = any(spec.package == 'cobra_sim' for spec in specs)
+        simulated = any(spec.package in ('cobra_sim', 'cobra_dem') for spec in specs)
         environment, claim = simulation_environment() if simulated else (None, None)
         domain_id = int(environment['ROS_DOMAIN_ID']) if environment else None
         specs, values_by_node = validate_node_set(specs, values['namespace'], domain_id)
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0 and logger is not None and 'gait_node' in values_by_node:
         code = print_summary(Path(str(logger.parameters['bag_path'])), values_by_node, simulated)
     elif code == 0 and logger is not None:  # terrain:=dem: a wheel, no robot to summarise
-        print(f"[run] bag {logger.parameters['bag_path']} (DEM wheel run: scripts/dem_run.py prints "
+        print(f"[run] bag {logger.parameters['bag_path']} (DEM wheel run: python -m cobra_experiments.dem_run prints "
               'the DEM summary of a scenario)', flush=True)
     return code
 

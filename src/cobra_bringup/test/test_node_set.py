@@ -383,7 +383,7 @@ def test_dem_terrain_runs_the_dem_node_alone_with_the_logger(tmp_path):
                             f'terrain_file:={tmp_path / "bed.yaml"}', f'bag_path:={tmp_path / "bag"}'))
     assert set(nodes) == {'logger', 'dem_node'}
     dem = nodes['dem_node']
-    assert (dem.package, dem.executable, dem.ends_run) == ('cobra_sim', 'dem_node', True)
+    assert (dem.package, dem.executable, dem.ends_run) == ('cobra_dem', 'dem_node', True)
     assert dem.parameters['scenario_file'] == str(tmp_path / 'bed.yaml')
     assert dem.parameters['scenario_overrides'] == 'slope_deg=20' and dem.parameters['duration_s'] == 0.5
     assert dem.parameters['wait_for_peers_s'] > 0  # the logger's subscriptions must see the first sample

@@ -403,7 +403,7 @@ def default_urdf_path(robot: str = DEFAULT_ROBOT) -> Path:
             return candidate
     except (ImportError, LookupError, ValueError, OSError):
         pass
-    return Path(__file__).resolve().parents[3] / 'urdf' / f'{robot}.urdf'
+    return Path(__file__).resolve().parents[1] / 'urdf' / f'{robot}.urdf'  # the package's own folder
 
 
 def load_robot_model(path: str | Path | None = None) -> RobotModel:

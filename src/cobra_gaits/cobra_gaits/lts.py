@@ -236,7 +236,7 @@ def _preset_table(geometry: TSnakeGeometry) -> dict[str, LtsGait]:
         # §IV-C1 / §IV-D: omega_t = 0.5 rad/s, a1 = 0, |a0| = 0.8 rad/s. The paper prints a0 = +0.8;
         # in this library's right-handed frames omega_t > 0 sidewinds towards -y and a0 > 0 rolls
         # towards +y (the two nearly cancel: 0.005 m/s in the sim), so rolling WITH the
-        # sidewinding, the paper's 45-49 % faster gait, is a0 = -0.8 here (scripts/reproduce_lts.py)
+        # sidewinding, the paper's 45-49 % faster gait, is a0 = -0.8 here (python -m cobra_experiments.reproduce_lts)
         'rolling': LtsGait(translating, LinearTwistParams(-0.8, 0.0), geometry),
         # §IV-A: omega_t = 0, a1 = 1.5 rad/(m s), a0 = -1 rad/s (s0 = 0.667 m)
         'twisting': LtsGait(BackboneCurveParams(), LinearTwistParams(-1.0, 1.5), geometry),

@@ -6,7 +6,7 @@ aligned to the reference by SE(3) (Umeyama without scale) or Sim(3) (with scale,
 SLAM), then evo computes the absolute trajectory error (ATE, translation, after alignment) and
 the relative pose error (RPE, translation over a fixed distance or number of frames).
 
-`scripts/odom_accuracy.py` is the command line around `main()` here.
+`python -m cobra_odometry.accuracy` is the command line around `main()` here.
 """
 
 from __future__ import annotations

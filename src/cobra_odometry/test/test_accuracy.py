@@ -104,7 +104,7 @@ def test_bag_against_tum_with_plot_via_script(tmp_path: Path) -> None:
     tum = tmp_path / 'truth.tum'
     write_trajectory(tum, truth, 'tum')
     plot = tmp_path / 'plots' / 'ate.png'
-    completed = subprocess.run([sys.executable, str(REPO / 'scripts' / 'odom_accuracy.py'), str(bag), str(tum),
+    completed = subprocess.run([sys.executable, '-m', 'cobra_odometry.accuracy', str(bag), str(tum),
                                 '--plot', str(plot), '--rpe-delta', '0.5'],
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr

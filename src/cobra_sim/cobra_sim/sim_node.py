@@ -36,7 +36,7 @@ from cobra_common.ros_entry import StartupError, declare, deferred_stop, describ
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
 from cobra_sim.clock_origin import CLOCK_ORIGINS, clock_origin_ns, origin_grid_ns, since_origin_s, stamp_ns
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams, steps_per_period
-from cobra_sim.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
+from cobra_common.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
 from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
                                 control_periods_per_command, lockstep_active)
 from cobra_sim.mjcf import ServoParams

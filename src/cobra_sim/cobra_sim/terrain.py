@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from cobra_common.rotations import slope_rotation  # noqa: F401 (terrain users import it from here too)
+
 MIN_IMPEDANCE = 1.0e-4     # MuJoCo's mjMINIMP: solimp values are clamped to [mjMINIMP, mjMAXIMP]
 MAX_IMPEDANCE = 0.9999     # MuJoCo's mjMAXIMP
 IDENTITY_ROTATION = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
@@ -76,14 +78,6 @@ class RobotContactParameters:
 
     solref: np.ndarray  # [n_geoms, 2]: (-stiffness·dmax², -damping·dmax)
     solimp: np.ndarray  # [n_geoms, 5]: (d0, dmax, width [m], midpoint, power)
-
-
-def slope_rotation(slope_deg: float) -> np.ndarray:
-    """Rotation about world y by the slope: the tilted ground's frame (its z = the surface normal,
-    its x = straight downhill along world +x), also the robot's start orientation on it."""
-    angle = math.radians(slope_deg)
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
 def check_slope_deg(slope_deg: float) -> float:
@@ -337,16 +331,10 @@ def register_terrain(name: str, entry: TerrainEntry) -> None:
 
 
 def terrain_config_dirs() -> list[Path]:
-    """Where default terrain files are looked for: the installed cobra_bringup share, then the
-    source tree's config/soil."""
-    dirs = []
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        dirs.append(Path(get_package_share_directory('cobra_bringup')) / 'config' / 'soil')
-    except (ImportError, LookupError, ValueError, OSError):
-        pass
-    dirs.append(Path(__file__).resolve().parents[3] / 'config' / 'soil')
-    return dirs
+    """Where default terrain files are looked for: cobra_soil's config/soil (installed, then
+    beside its sources)."""
+    from cobra_soil.params import soil_config_dirs
+    return soil_config_dirs()
 
 
 def default_terrain_file(name: str) -> Path | None:

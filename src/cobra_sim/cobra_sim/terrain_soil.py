@@ -1,4 +1,4 @@
-"""Wrench terrains backed by cobra_sim.soil: SCM soil (`terrain:=scm`) and the compliant ground
+"""Wrench terrains backed by cobra_soil: SCM soil (`terrain:=scm`) and the compliant ground
 of thesis §5 (`terrain:=compliant`).
 
 Imported by the terrain registry only when one of them is chosen (numba's import and the kernel
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cobra_sim.soil import (BodyGeometry, CollisionShape, CompliantGround, CompliantParams, HeightmapSnapshot,
+from cobra_soil import (BodyGeometry, CollisionShape, CompliantGround, CompliantParams, HeightmapSnapshot,
                             ScmParams, ScmTerrain, compile_kernels, load_compliant_params, load_scm_params)
 from cobra_sim.terrain import (BodyState, RigidGround, RobotBody, RobotContactParameters, TerrainConfigError,
                                TerrainModel)
@@ -31,7 +31,7 @@ def soil_bodies(bodies: Sequence[RobotBody]) -> list[BodyGeometry]:
 
 class _SoilTerrain(TerrainModel):
     """Common part: no world geometry, self-contact as on rigid ground, wrenches from a
-    `model_class(params, bodies)` of cobra_sim.soil built at setup."""
+    `model_class(params, bodies)` of cobra_soil built at setup."""
 
     applies_wrenches = True
     model_class: type[ScmTerrain] | type[CompliantGround]
@@ -67,7 +67,7 @@ class _SoilTerrain(TerrainModel):
 
 
 class ScmGround(_SoilTerrain):
-    """Chrono's Soil Contact Model (cobra_sim.soil.ScmTerrain) as a wrench terrain."""
+    """Chrono's Soil Contact Model (cobra_soil.ScmTerrain) as a wrench terrain."""
 
     name = 'scm'
     has_heightmap = True
@@ -129,7 +129,7 @@ class ScmGround(_SoilTerrain):
 
 
 class CompliantGroundModel(_SoilTerrain):
-    """Thesis §5 compliant contact (cobra_sim.soil.CompliantGround) as a wrench terrain."""
+    """Thesis §5 compliant contact (cobra_soil.CompliantGround) as a wrench terrain."""
 
     name = 'compliant'
     model_class = CompliantGround

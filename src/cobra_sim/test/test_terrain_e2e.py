@@ -1,6 +1,6 @@
 """The issue's scenario end to end, as a user runs it: `runner sidewind.launch.py use_sim:=true
 terrain:=scm` sidewinds on soft sand, records terrain/heightmap and the SCM ground reactions in
-its bag, and scripts/render_terrain.py draws the run; a bad terrain_file is refused before any
+its bag, and python -m cobra_experiments.render_terrain draws the run; a bad terrain_file is refused before any
 node starts."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_scm_run_records_heightmap_and_soil_reactions_and_renders(start_runner, 
     assert points > 300
     assert len(normal_n) == 400 and max(abs(f.x) + abs(f.y) + abs(f.z) for f in normal_n) > 1.0
     out = tmp_path / 'terrain.png'
-    rendered = subprocess.run([sys.executable, str(REPO / 'scripts' / 'render_terrain.py'), str(bag), '--out',
+    rendered = subprocess.run([sys.executable, '-m', 'cobra_experiments.render_terrain', str(bag), '--out',
                                str(out)], capture_output=True, text=True, timeout=120)
     assert rendered.returncode == 0, rendered.stderr
     assert out.stat().st_size > 10_000 and f'{points} deformed nodes' in rendered.stdout

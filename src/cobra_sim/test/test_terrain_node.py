@@ -16,7 +16,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import PointCloud2, PointField
 
 from cobra_common.ros_entry import stamp_seconds
-from cobra_sim.heightmap_cloud import cloud_points
+from cobra_common.heightmap_cloud import cloud_points
 
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf' / 'cobra.urdf'

@@ -80,7 +80,7 @@ def test_robot_starting_outside_the_patch_is_refused(robot, tmp_path):
 def test_rigid_ground_does_not_import_the_soil_library():
     """Lazy registry: a rigid run never pays numba's import."""
     code = ('import sys; from cobra_sim.terrain import make_terrain; make_terrain("rigid"); '
-            'assert "numba" not in sys.modules and "cobra_sim.soil" not in sys.modules, "imported"')
+            'assert "numba" not in sys.modules and "cobra_soil" not in sys.modules, "imported"')
     path = os.pathsep.join([str(REPO / 'src' / 'cobra_sim'), os.environ.get('PYTHONPATH', '')])
     env = {**os.environ, 'PYTHONPATH': path}
     result = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, timeout=60)

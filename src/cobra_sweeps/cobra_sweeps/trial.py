@@ -44,7 +44,7 @@ import yaml
 from cobra_description.robot_model import RobotModel, default_urdf_path, load_robot_model
 from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams
 from cobra_sim.engine import CobraSim, SimParams
-from cobra_sim.lts_runs import body_yaw_rad, yaw_rate_rad_s
+from cobra_experiments.lts_runs import body_yaw_rad, yaw_rate_rad_s
 from cobra_sim.terrain import TERRAINS, TerrainConfigError, default_terrain_file, make_terrain
 
 STANDARD_GRAVITY_M_S2 = 9.80665

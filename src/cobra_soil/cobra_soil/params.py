@@ -1,0 +1,351 @@
+"""Parameters of the SCM soil and the compliant ground, with validation and YAML loading.
+
+Users of Project Chrono know SCMTerrain's setters; the soil block takes the same names and,
+positionally, the same order: SetSoilParameters(Bekker_Kphi, Bekker_Kc, Bekker_n,
+Mohr_cohesion, Mohr_friction, Janosi_shear, elastic_K, damping_R) and
+SetBulldozingParameters(erosion_angle, flow_factor, erosion_iterations, erosion_propagations).
+Every bad value is refused with one `SoilConfigError` naming the parameter, the file and the
+allowed range, before any terrain is built.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CODE_SOURCE = '<code>'
+
+
+class SoilConfigError(ValueError):
+    """A soil/terrain parameter is missing, unknown or out of range (names parameter and file)."""
+
+
+def _fail(source: str, name: str, value: Any, allowed: str) -> SoilConfigError:
+    return SoilConfigError(f"{source}: parameter '{name}' = {value!r} is invalid: must be {allowed}; "
+                           f"fix it in {source}")
+
+
+def _check_range(source: str, name: str, value: Any, low: float | None, high: float | None,
+                 low_open: bool = False, high_open: bool = False, integer: bool = False) -> None:
+    """Raise SoilConfigError unless `value` is a finite number inside the given interval."""
+    left = '(' if low_open else '['
+    right = ')' if high_open else ']'
+    allowed = (f"{'an integer' if integer else 'a number'} in {left}{low if low is not None else '-inf'}, "
+               f"{high if high is not None else 'inf'}{right}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(source, name, value, allowed)
+    if integer and (not float(value).is_integer()):
+        raise _fail(source, name, value, allowed)
+    if not math.isfinite(float(value)):
+        raise _fail(source, name, value, allowed)
+    if low is not None and (value < low or (low_open and value == low)):
+        raise _fail(source, name, value, allowed)
+    if high is not None and (value > high or (high_open and value == high)):
+        raise _fail(source, name, value, allowed)
+
+
+@dataclass(frozen=True)
+class SoilParams:
+    """Chrono's SetSoilParameters, same order; defaults are the thesis's loose sand (Table 1)."""
+
+    bekker_kphi_pa_m_n: float = 0.05e6      # Bekker_Kphi, frictional modulus [Pa/m^n] = N/m^(2+n)
+    bekker_kc_pa_m_n1: float = 25.0         # Bekker_Kc, cohesive modulus [Pa/m^(n-1)] = N/m^(1+n)
+    bekker_n: float = 0.6                   # Bekker_n, sinkage exponent [-]
+    mohr_cohesion_pa: float = 25.0          # Mohr_cohesion [Pa]
+    mohr_friction_deg: float = 28.0         # Mohr_friction, internal friction angle [deg]
+    janosi_shear_m: float = 0.04            # Janosi_shear, shear modulus k [m]
+    elastic_k_pa_m: float = 2.5e6           # elastic_K, elastic stiffness [Pa/m] (clamped to >= Kphi)
+    damping_r_pa_s_m: float = 5.0e3         # damping_R, vertical damping [Pa s/m]
+
+    def validated(self, source: str = CODE_SOURCE) -> SoilParams:
+        """Checked copy, with elastic_K clamped to at least Kphi as Chrono's setter does."""
+        for name, low, high, low_open in (
+                ('Bekker_Kphi', 0.0, None, False), ('Bekker_Kc', 0.0, None, False),
+                ('Bekker_n', 0.0, 3.0, True), ('Mohr_cohesion', 0.0, None, False),
+                ('Mohr_friction', 0.0, 89.0, False), ('Janosi_shear', 0.0, None, True),
+                ('elastic_K', 0.0, None, True), ('damping_R', 0.0, None, False)):
+            _check_range(source, name, getattr(self, CHRONO_SOIL_KEYS[name]), low, high, low_open=low_open)
+        if self.bekker_kphi_pa_m_n + self.bekker_kc_pa_m_n1 <= 0.0:
+            raise _fail(source, 'Bekker_Kphi', self.bekker_kphi_pa_m_n,
+                        'positive when Bekker_Kc is 0 (the soil would carry no load)')
+        return replace(self, elastic_k_pa_m=max(self.elastic_k_pa_m, self.bekker_kphi_pa_m_n))
+
+
+# Chrono setter name -> field, in setter order.
+CHRONO_SOIL_KEYS: dict[str, str] = {
+    'Bekker_Kphi': 'bekker_kphi_pa_m_n', 'Bekker_Kc': 'bekker_kc_pa_m_n1', 'Bekker_n': 'bekker_n',
+    'Mohr_cohesion': 'mohr_cohesion_pa', 'Mohr_friction': 'mohr_friction_deg',
+    'Janosi_shear': 'janosi_shear_m', 'elastic_K': 'elastic_k_pa_m', 'damping_R': 'damping_r_pa_s_m',
+}
+
+
+@dataclass(frozen=True)
+class GridParams:
+    """The flat patch: 9 m x 8 m centred on `center_xy_m` (Chrono centres its patch), spacing Δ."""
+
+    size_x_m: float = 9.0
+    size_y_m: float = 8.0
+    spacing_m: float = 0.02
+    center_xy_m: tuple[float, float] = (0.0, 0.0)
+    # Undeformed soil level in the engine's world frame. The thesis put Chrono's patch at
+    # z = -0.5 m in Chrono's world; our engine's ground is z = 0, so the default is 0.
+    reference_level_m: float = 0.0
+
+    def validated(self, source: str = CODE_SOURCE) -> GridParams:
+        _check_range(source, 'spacing_m', self.spacing_m, 1e-4, 1.0)
+        _check_range(source, 'size_x_m', self.size_x_m, 0.0, 1000.0, low_open=True)
+        _check_range(source, 'size_y_m', self.size_y_m, 0.0, 1000.0, low_open=True)
+        _check_range(source, 'reference_level_m', self.reference_level_m, -1e3, 1e3)
+        if len(self.center_xy_m) != 2:
+            raise _fail(source, 'center_xy_m', self.center_xy_m, 'a list of two numbers [x, y]')
+        for value in self.center_xy_m:
+            _check_range(source, 'center_xy_m', value, -1e4, 1e4)
+        for name, size in (('size_x_m', self.size_x_m), ('size_y_m', self.size_y_m)):
+            cells = size / self.spacing_m
+            if abs(cells - round(cells)) > 1e-6 * max(1.0, cells):
+                raise _fail(source, name, size, f'a whole multiple of spacing_m = {self.spacing_m} '
+                            f'({size} / {self.spacing_m} = {cells:.6g} cells)')
+            if round(cells) > 200_000:
+                raise _fail(source, name, size, f'at most 200000 cells of spacing_m = {self.spacing_m}')
+        return replace(self, center_xy_m=(float(self.center_xy_m[0]), float(self.center_xy_m[1])))
+
+    @property
+    def cells_x(self) -> int:
+        return int(round(self.size_x_m / self.spacing_m))
+
+    @property
+    def cells_y(self) -> int:
+        return int(round(self.size_y_m / self.spacing_m))
+
+
+@dataclass(frozen=True)
+class BulldozingParams:
+    """Chrono's SetBulldozingParameters order; values of thesis §12.1 (on in the thesis)."""
+
+    erosion_angle_deg: float = 25.0
+    flow_factor: float = 1.0
+    erosion_iterations: int = 2
+    erosion_propagations: int = 3
+    enabled: bool = True
+
+    def validated(self, source: str = CODE_SOURCE) -> BulldozingParams:
+        _check_range(source, 'erosion_angle', self.erosion_angle_deg, 0.0, 89.0, low_open=True)
+        _check_range(source, 'flow_factor', self.flow_factor, 0.0, 10.0)
+        _check_range(source, 'erosion_iterations', self.erosion_iterations, 0, 1000, integer=True)
+        _check_range(source, 'erosion_propagations', self.erosion_propagations, 0, 50, integer=True)
+        if not isinstance(self.enabled, bool):
+            raise _fail(source, 'enabled', self.enabled, 'true or false')
+        return replace(self, erosion_iterations=int(self.erosion_iterations),
+                       erosion_propagations=int(self.erosion_propagations))
+
+
+@dataclass(frozen=True)
+class ScmNumerics:
+    """Ray window and regularisations (Chrono: rays from 0.4 m below to 0.1 m above the level)."""
+
+    ray_window_up_m: float = 0.1          # Chrono's SetTestHeight default
+    ray_window_down_m: float = 0.4        # Chrono's m_test_offset_down - m_test_offset_up
+    active_box_margin_m: float = 0.0      # analytic rays need none; a margin only costs rays
+    # Below this slip speed the shear direction is scaled by |v_t| / v_reg instead of flipping
+    # with the sign of a vanishing velocity (Chrono: unit vector for any speed). 0 = Chrono.
+    slip_speed_regularisation_m_s: float = 1e-4
+    # Per body, the shear force's slope against slip speed is kept <= shear_damping_cap * m / dt
+    # (the engine integrates it explicitly; a resting body's contact behaves like a damper on an
+    # effective mass down to ~m/3 for rolling, hence 0.25 rather than the single-mass limit 2).
+    shear_damping_cap: float = 0.25
+    # Chrono never resets the Janosi shear displacement j of a node; true resets it when the
+    # node leaves contact (j then counts the slip of the current contact only).
+    reset_shear_on_release: bool = False
+    # Node storage reserved at start; beyond it the pool doubles (amortised O(1) per node, but the
+    # step that doubles copies the stored nodes once). Reserve the area a run will disturb to
+    # keep every step's cost flat.
+    reserved_area_m2: float = 1.0
+
+    def validated(self, source: str = CODE_SOURCE) -> ScmNumerics:
+        _check_range(source, 'ray_window_up_m', self.ray_window_up_m, 0.0, 10.0, low_open=True)
+        _check_range(source, 'ray_window_down_m', self.ray_window_down_m, 0.0, 10.0, low_open=True)
+        _check_range(source, 'active_box_margin_m', self.active_box_margin_m, 0.0, 10.0)
+        _check_range(source, 'slip_speed_regularisation_m_s', self.slip_speed_regularisation_m_s, 0.0, 1.0)
+        _check_range(source, 'shear_damping_cap', self.shear_damping_cap, 0.0, 2.0, low_open=True)
+        _check_range(source, 'reserved_area_m2', self.reserved_area_m2, 0.0, 1e6)
+        if not isinstance(self.reset_shear_on_release, bool):
+            raise _fail(source, 'reset_shear_on_release', self.reset_shear_on_release, 'true or false')
+        return self
+
+
+@dataclass(frozen=True)
+class ScmParams:
+    """Everything an `ScmTerrain` needs; `source` is the file it came from (for messages)."""
+
+    soil: SoilParams = field(default_factory=SoilParams)
+    grid: GridParams = field(default_factory=GridParams)
+    bulldozing: BulldozingParams = field(default_factory=BulldozingParams)
+    numerics: ScmNumerics = field(default_factory=ScmNumerics)
+    source: str = CODE_SOURCE
+
+    def validated(self) -> ScmParams:
+        return replace(self, soil=self.soil.validated(self.source), grid=self.grid.validated(self.source),
+                       bulldozing=self.bulldozing.validated(self.source),
+                       numerics=self.numerics.validated(self.source))
+
+
+@dataclass(frozen=True)
+class CompliantParams:
+    """Thesis §5 compliant contact with the §7 numbers (k, b, mu_s, mu_d, critical slip speed).
+
+    k_t, d_t and the decay rate alpha are not given in the thesis: k_t = k_n and d_t = d_n
+    (isotropic), alpha = 50 1/s (the spring forgets a past stick in ~20 ms) are our choices.
+    Damping is capped per body at explicit_damping_cap * m / dt (sum over its contacts) because
+    the engine integrates these forces explicitly: the thesis's b = 1e3 N s/m on a 0.46 kg link
+    at 1 ms would give b dt / m = 2.2 and chatter.
+    """
+
+    normal_stiffness_n_m: float = 1.0e4
+    normal_damping_n_s_m: float = 1.0e3
+    tangential_stiffness_n_m: float = 1.0e4
+    tangential_damping_n_s_m: float = 1.0e3
+    friction_static: float = 0.5
+    friction_dynamic: float = 0.3
+    critical_slip_speed_m_s: float = 1.0e-3
+    spring_decay_rate_1_s: float = 50.0
+    explicit_damping_cap: float = 0.5
+    ground_level_m: float = 0.0
+    source: str = CODE_SOURCE
+
+    def validated(self) -> CompliantParams:
+        s = self.source
+        _check_range(s, 'normal_stiffness_n_m', self.normal_stiffness_n_m, 0.0, None, low_open=True)
+        _check_range(s, 'normal_damping_n_s_m', self.normal_damping_n_s_m, 0.0, None)
+        _check_range(s, 'tangential_stiffness_n_m', self.tangential_stiffness_n_m, 0.0, None, low_open=True)
+        _check_range(s, 'tangential_damping_n_s_m', self.tangential_damping_n_s_m, 0.0, None)
+        _check_range(s, 'friction_static', self.friction_static, 0.0, 10.0)
+        _check_range(s, 'friction_dynamic', self.friction_dynamic, 0.0, self.friction_static)
+        _check_range(s, 'critical_slip_speed_m_s', self.critical_slip_speed_m_s, 0.0, 10.0, low_open=True)
+        _check_range(s, 'spring_decay_rate_1_s', self.spring_decay_rate_1_s, 0.0, 1e4)
+        _check_range(s, 'explicit_damping_cap', self.explicit_damping_cap, 0.0, 2.0, low_open=True)
+        _check_range(s, 'ground_level_m', self.ground_level_m, -1e3, 1e3)
+        return self
+
+
+# ------------------------------------------------------------------------------------------ YAML
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise SoilConfigError(f'{path}: cannot read the soil file ({exc.strerror}); '
+                              f'give an existing file (see config/soil/)') from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SoilConfigError(f'{path}: not valid YAML ({exc}); fix the file') from exc
+    if not isinstance(data, dict):
+        raise SoilConfigError(f'{path}: expected a mapping at the top level, got {type(data).__name__}')
+    return data
+
+
+def _section(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SoilConfigError(f"{source}: section '{key}' must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _reject_unknown(section: dict[str, Any], allowed: list[str], where: str, source: str) -> None:
+    for key in section:
+        if key not in allowed:
+            raise SoilConfigError(f"{source}: unknown parameter '{key}' in {where}; "
+                                  f"allowed: {', '.join(allowed)}")
+
+
+def _number_or_value(value: Any) -> Any:
+    """PyYAML reads `2.5e6` (no dot before e, no sign) as a string; take it as the number it is."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    if isinstance(value, list):
+        return tuple(_number_or_value(v) for v in value)
+    return value
+
+
+def _dataclass_from(section: dict[str, Any], cls: type, key_to_field: dict[str, str], where: str,
+                    source: str) -> Any:
+    _reject_unknown(section, list(key_to_field), where, source)
+    kwargs = {key_to_field[k]: _number_or_value(v) for k, v in section.items()}
+    return cls(**kwargs)
+
+
+_GRID_KEYS = {f.name: f.name for f in fields(GridParams)}
+_BULLDOZING_KEYS = {'erosion_angle': 'erosion_angle_deg', 'flow_factor': 'flow_factor',
+                    'erosion_iterations': 'erosion_iterations',
+                    'erosion_propagations': 'erosion_propagations', 'enabled': 'enabled'}
+_NUMERICS_KEYS = {f.name: f.name for f in fields(ScmNumerics)}
+_COMPLIANT_KEYS = {f.name: f.name for f in fields(CompliantParams) if f.name != 'source'}
+
+
+def load_scm_params(path: str | Path) -> ScmParams:
+    """Read a soil YAML (see config/soil/loose_sand.yaml); raises SoilConfigError naming the file.
+
+    The `soil` section takes Chrono's eight names (all required: a soil half-specified would
+    silently be loose sand), or `SetSoilParameters: [8 values]` in Chrono's setter order.
+    """
+    path = Path(path)
+    source = str(path)
+    data = _read_yaml(path)
+    _reject_unknown(data, ['terrain', 'soil', 'SetSoilParameters', 'grid', 'bulldozing', 'numerics'],
+                    'the top level', source)
+    if data.get('terrain', 'scm') != 'scm':
+        raise SoilConfigError(f"{source}: parameter 'terrain' = {data.get('terrain')!r} is invalid: "
+                              f"must be 'scm' for an SCM soil file")
+    chrono_names = list(CHRONO_SOIL_KEYS)
+    if 'soil' in data and 'SetSoilParameters' in data:
+        raise SoilConfigError(f"{source}: give either 'soil' or 'SetSoilParameters', not both")
+    if 'SetSoilParameters' in data:
+        values = data['SetSoilParameters']
+        if not isinstance(values, list) or len(values) != 8:
+            raise SoilConfigError(f"{source}: parameter 'SetSoilParameters' must be a list of 8 numbers "
+                                  f"in Chrono's order: {', '.join(chrono_names)}")
+        soil_section = dict(zip(chrono_names, values))
+    else:
+        soil_section = _section(data, 'soil', source)
+        _reject_unknown(soil_section, chrono_names, "'soil'", source)
+        missing = [k for k in chrono_names if k not in soil_section]
+        if missing:
+            raise SoilConfigError(f"{source}: parameter '{missing[0]}' is missing from 'soil'; "
+                                  f"all of {', '.join(chrono_names)} are required")
+    soil = SoilParams(**{CHRONO_SOIL_KEYS[k]: _number_or_value(v) for k, v in soil_section.items()})
+    grid = _dataclass_from(_section(data, 'grid', source), GridParams, _GRID_KEYS, "'grid'", source)
+    bulldozing = _dataclass_from(_section(data, 'bulldozing', source), BulldozingParams, _BULLDOZING_KEYS,
+                                 "'bulldozing'", source)
+    numerics = _dataclass_from(_section(data, 'numerics', source), ScmNumerics, _NUMERICS_KEYS,
+                               "'numerics'", source)
+    return ScmParams(soil=soil, grid=grid, bulldozing=bulldozing, numerics=numerics, source=source).validated()
+
+
+def load_compliant_params(path: str | Path) -> CompliantParams:
+    """Read a compliant-ground YAML (see config/soil/compliant_ground.yaml)."""
+    path = Path(path)
+    source = str(path)
+    data = _read_yaml(path)
+    _reject_unknown(data, ['terrain', 'compliant'], 'the top level', source)
+    if data.get('terrain', 'compliant') != 'compliant':
+        raise SoilConfigError(f"{source}: parameter 'terrain' = {data.get('terrain')!r} is invalid: "
+                              f"must be 'compliant' for a compliant-ground file")
+    section = _section(data, 'compliant', source)
+    params = _dataclass_from(section, CompliantParams, _COMPLIANT_KEYS, "'compliant'", source)
+    return replace(params, source=source).validated()
+
+
+def soil_config_dirs() -> list[Path]:
+    """Where the shipped soil files (config/soil) are: cobra_soil's share folder when installed,
+    then the folder beside its sources."""
+    from cobra_common.paths import package_config_dirs
+    return package_config_dirs('cobra_soil', 'soil', Path(__file__).resolve().parents[1])
