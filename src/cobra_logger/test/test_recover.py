@@ -15,7 +15,7 @@ import pytest
 import yaml
 from mcap.reader import make_reader
 
-from cobra_logger.recover import main, recover_bag
+from cobra_logger.recover import main, recover_bag, SET_ASIDE_DIR_NAME
 from cobra_logger.split_bag import ROSBAGS_MCAP_CHUNK_BYTES, SplitBagWriter, STAGING_DIR_NAME
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -194,3 +194,90 @@ def test_console_entry_point_exit_status(tmp_path):
                             env={**os.environ, 'PYTHONPATH': str(PACKAGE_DIR)})
     assert result.returncode == 2
     assert 'recover_bag: error:' in result.stderr and 'does not exist' in result.stderr
+
+
+def set_aside_files(bag_dir: Path) -> dict[str, bytes]:
+    """Every file recovery moved aside, by its path inside the set-aside folder."""
+    folder = bag_dir / SET_ASIDE_DIR_NAME
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob('*')) if p.is_file()}
+
+
+def test_a_file_recovery_does_not_know_in_recording_is_set_aside_and_named(tmp_path, complete_file, capsys):
+    chunks = chunk_boundaries(complete_file)
+    bag_dir = crashed_bag(tmp_path, complete_file.read_bytes()[:chunks[1][1]])
+    stray = complete_file.read_bytes()
+    (bag_dir / STAGING_DIR_NAME / 'copied_here.mcap').write_bytes(stray)
+    (bag_dir / STAGING_DIR_NAME / 'crashed_0' / 'notes.txt').write_text('joint 3 squeaks')
+    (bag_dir / STAGING_DIR_NAME / 'other').mkdir()
+    (bag_dir / STAGING_DIR_NAME / 'other' / 'other.mcap').write_bytes(b'not mcap')
+
+    assert main([str(bag_dir)]) == 0
+
+    out = capsys.readouterr().out
+    kept = set_aside_files(bag_dir)
+    assert kept['copied_here.mcap'] == stray
+    assert kept['crashed_0/notes.txt'] == b'joint 3 squeaks'
+    assert kept['other/other.mcap'] == b'not mcap'
+    for name in ('copied_here.mcap', 'crashed_0/notes.txt', 'other/other.mcap'):
+        assert f'{STAGING_DIR_NAME}/{name} -> {SET_ASIDE_DIR_NAME}/{name}' in out, out
+    assert not (bag_dir / STAGING_DIR_NAME).exists()
+    expected = messages_in_complete_chunks(complete_file, chunks[1][1])
+    assert f'1 files, {expected} messages' in out  # the stray copy is not counted into the bag
+
+
+def test_the_cut_original_of_a_salvaged_split_is_kept(tmp_path, complete_file):
+    cut = chunk_boundaries(complete_file)[1][1] + 100
+    bag_dir = crashed_bag(tmp_path, complete_file.read_bytes()[:cut])
+    report = recover_bag(bag_dir)
+    assert set_aside_files(bag_dir) == {'crashed_0.mcap': complete_file.read_bytes()[:cut]}
+    assert [(p.original.name, p.reason.split(':')[0]) for p in report.set_aside] == [
+        ('crashed_0.mcap', 'cut off')]
+
+
+@pytest.mark.parametrize('cut_name', ['mid_chunk_2', 'header'])
+def test_a_split_cut_inside_the_bag_directory_is_salvaged(tmp_path, complete_file, cut_name, capsys, decode_seq,
+                                                        rosbags_messages):
+    chunks = chunk_boundaries(complete_file)
+    cut = {'mid_chunk_2': (chunks[1][0] + chunks[1][1]) // 2, 'header': 40}[cut_name]
+    bag_dir = tmp_path / 'copied'
+    bag_dir.mkdir()
+    shutil.copy(complete_file, bag_dir / 'copied_0.mcap')
+    (bag_dir / 'copied_1.mcap').write_bytes(complete_file.read_bytes()[:cut])  # a copy that stopped half way
+    expected = messages_in_complete_chunks(complete_file, cut)
+
+    assert main([str(bag_dir)]) == 0
+
+    out = capsys.readouterr().out
+    assert f'salvaged {expected} messages from cut-off split copied_1.mcap' in out, out
+    assert set_aside_files(bag_dir) == {'copied_1.mcap': complete_file.read_bytes()[:cut]}
+    assert f'set aside copied_1.mcap -> {SET_ASIDE_DIR_NAME}/copied_1.mcap: cut off' in out, out
+    meta = yaml.safe_load((bag_dir / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert meta['message_count'] == MESSAGES + expected
+    assert meta['relative_file_paths'] == ['copied_0.mcap', 'copied_1.mcap'] if expected else ['copied_0.mcap']
+    seqs = [decode_seq(d) for d in rosbags_messages(bag_dir)['/joint_states']]
+    assert seqs == list(range(MESSAGES)) + list(range(expected))
+
+
+def test_a_rerun_after_an_interrupted_recovery_overwrites_nothing(tmp_path, complete_file):
+    """Killed after the salvaged split went into the bag, before its cut original was set aside."""
+    cut_bytes = complete_file.read_bytes()[:chunk_boundaries(complete_file)[1][1]]
+    bag_dir = crashed_bag(tmp_path, cut_bytes)
+    recover_bag(bag_dir)
+    salvaged = (bag_dir / 'crashed_0.mcap').read_bytes()
+    staged = bag_dir / STAGING_DIR_NAME / 'crashed_0' / 'crashed_0.mcap'
+    staged.parent.mkdir(parents=True)
+    staged.write_bytes(cut_bytes)
+
+    report = recover_bag(bag_dir)
+
+    assert (bag_dir / 'crashed_0.mcap').read_bytes() == salvaged
+    assert report.salvaged_messages == {}
+    assert set_aside_files(bag_dir) == {'crashed_0.mcap': cut_bytes, 'crashed_0.1.mcap': cut_bytes}
+    assert 'crashed_0.mcap is in the bag already' in report.set_aside[0].reason
+
+
+def test_a_staged_split_folder_without_its_file_is_removed_and_the_rest_recovered(tmp_path, complete_file):
+    bag_dir = crashed_bag(tmp_path, complete_file.read_bytes())
+    (bag_dir / STAGING_DIR_NAME / 'crashed_1').mkdir()  # killed between creating the folder and the file
+    assert recover_bag(bag_dir).message_count == MESSAGES
+    assert not (bag_dir / STAGING_DIR_NAME).exists() and not (bag_dir / SET_ASIDE_DIR_NAME).exists()
