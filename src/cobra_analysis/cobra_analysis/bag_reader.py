@@ -293,9 +293,9 @@ def _storage(bag: Path) -> str:
 
 def _fix_hint(bag: Path) -> str:
     if bag.is_dir() and (bag / '.recording').exists():
-        return f'the recording was cut off: run `recover_bag {bag}` first'
+        return f'the recording was cut off: run `python -m cobra_logger.recover {bag}` first'
     return ('check that it is a rosbag2 bag directory (metadata.yaml + .mcap/.db3 files) or a single '
-            '.mcap/.db3 file; a cut-off cobra_logger bag is repaired with `recover_bag`')
+            '.mcap/.db3 file; a cut-off cobra_logger bag is repaired with `python -m cobra_logger.recover <bag>`')
 
 
 def read_bag(path: str | Path) -> BagData:
@@ -408,7 +408,7 @@ def _read(bag: Path) -> BagData:
     warnings = []
     if bag.is_dir() and (bag / '.recording').is_dir():
         warnings.append(f'{bag} has an open split in .recording/ (a recording cut off): its messages are not in '
-                        f'this report; run `recover_bag {bag}` to add them')
+                        f'this report; run `python -m cobra_logger.recover {bag}` to add them')
     return BagData(
         warnings=warnings,
         path=bag, name=bag.name, storage=_storage(bag), duration_s=duration_s, start_s=start_s,

@@ -300,5 +300,5 @@ def test_a_split_logger_bag_with_an_unrecovered_split(tmp_path):
     assert bag['message_counts']['/joint_states'] == 800
     assert bag['locomotion']['stride_per_cycle_m'] == pytest.approx([0.1] * 2, abs=1e-3)
     assert bag['warnings'] == [f'{logged} has an open split in .recording/ (a recording cut off): its messages '
-                               f'are not in this report; run `recover_bag {logged}` to add them']
-    assert 'recover_bag' in (out / 'index.html').read_text()
+                               f'are not in this report; run `python -m cobra_logger.recover {logged}` to add them']
+    assert 'python -m cobra_logger.recover' in (out / 'index.html').read_text()

@@ -113,7 +113,7 @@ def read_track(bag: Path) -> Track:
         reader.open()
     except Exception as error:  # rosbags raises several types for a broken or foreign file
         raise RenderInputError(f'{bag} cannot be read as a rosbag2 bag ({error}); for a logger bag cut '
-                               'off by a crash run recover_bag on it first') from None
+                               'off by a crash run `python -m cobra_logger.recover <bag>` on it first') from None
     try:
         topics = {c.topic for c in reader.connections}
         joint_topic = next((t for t in sorted(topics) if _matches(t, JOINT_STATES)), None)

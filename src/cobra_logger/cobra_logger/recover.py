@@ -187,17 +187,13 @@ class _Recovery:
             move_into_bag(staged_file, self.bag_dir)
             return
         salvaged = read_complete_records(staged_file)
-        usable = [m for m in salvaged.messages
-                  if m.channel_id in salvaged.channels and salvaged.channels[m.channel_id].schema_id in salvaged.schemas]
+        topics = {
+            channel_id: topic_info_from_mcap(channel.topic, salvaged.schemas[channel.schema_id].name,
+                                             salvaged.schemas[channel.schema_id].data.decode(), channel.metadata)
+            for channel_id, channel in salvaged.channels.items() if channel.schema_id in salvaged.schemas
+        }
+        usable = [m for m in salvaged.messages if m.channel_id in topics]
         if usable:
-            topics = {}
-            for channel_id, channel in salvaged.channels.items():
-                if channel.schema_id not in salvaged.schemas:
-                    continue
-                schema = salvaged.schemas[channel.schema_id]
-                topics[channel_id] = topic_info_from_mcap(
-                    channel.topic, schema.name, schema.data.decode(), channel.metadata
-                )
             scratch = self.staging_root / SALVAGE_DIR_NAME / staged_file.stem
             split = McapSplit(scratch, topics.values())
             for message in usable:

@@ -281,3 +281,9 @@ def test_a_staged_split_folder_without_its_file_is_removed_and_the_rest_recovere
     (bag_dir / STAGING_DIR_NAME / 'crashed_1').mkdir()  # killed between creating the folder and the file
     assert recover_bag(bag_dir).message_count == MESSAGES
     assert not (bag_dir / STAGING_DIR_NAME).exists() and not (bag_dir / SET_ASIDE_DIR_NAME).exists()
+
+
+def test_recover_bag_is_a_console_entry_point_of_cobra_logger():
+    """`ros2 run cobra_logger recover_bag` needs it; `python -m cobra_logger.recover` works without it."""
+    setup_text = (PACKAGE_DIR / 'setup.py').read_text()
+    assert "'recover_bag = cobra_logger.recover:main'" in setup_text

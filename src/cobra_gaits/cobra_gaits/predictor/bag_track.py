@@ -80,7 +80,7 @@ def read_bag_track(path: str | Path, max_rate_hz: float = 20.0) -> BagTrack:
         text = ' '.join(str(error).split())
         raise BagTrackError(f'{bag}: cannot read the bag ({type(error).__name__}: {text}); check that it is '
                             'a rosbag2 bag directory or .mcap/.db3 file (a cut-off cobra_logger bag is '
-                            'repaired with `recover_bag`)') from error
+                            'repaired with `python -m cobra_logger.recover <bag>`)') from error
     return _track(bag, commands, odometry, max_rate_hz)
 
 
