@@ -22,32 +22,40 @@ if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$requirements_hash" ]; 
     echo "$requirements_hash" > .venv/.requirements.sha256
 fi
 
-# tf2_msgs: PyPI has no wheel for it, so src/tf2_msgs (COLCON_IGNOREd by the workspace build)
-# is built from its message definition with ament_cmake and the rosidl generators of the pinned
-# wheels, and installed into the venv like a wheel: its libraries land in .venv/lib, which the
-# wheels' bootstrap puts on LD_LIBRARY_PATH, so every process of the venv (tests included) imports
-# it without sourcing anything. Built only where it is missing: a tf2_msgs that is importable and
-# not ours (a full ROS install sourced) is never shadowed. Rebuilt when its sources change.
-tf2_msgs_hash=$(find src/tf2_msgs/CMakeLists.txt src/tf2_msgs/package.xml src/tf2_msgs/msg -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
-tf2_msgs_stamp="$VIRTUAL_ENV/.tf2_msgs.sha256"
-if { [ -f "$tf2_msgs_stamp" ] && [ "$(cat "$tf2_msgs_stamp")" != "$tf2_msgs_hash" ]; } \
-    || { [ ! -f "$tf2_msgs_stamp" ] && ! python -c 'import tf2_msgs.msg' 2>/dev/null; }; then
-    echo "[setup] building tf2_msgs into the venv"
-    tf2_msgs_build=$(mktemp -d)
-    if ! { cmake -S src/tf2_msgs -B "$tf2_msgs_build" -DCMAKE_BUILD_TYPE=Release \
+# Interface packages built from message definitions (src/tf2_msgs, src/cobra_interfaces; both
+# COLCON_IGNOREd by the workspace build): PyPI has no tf2_msgs wheel, and cobra_interfaces is ours.
+# Each is built with ament_cmake and the rosidl generators of the pinned wheels and installed into
+# the venv like a wheel: its libraries land in .venv/lib, which the wheels' bootstrap puts on
+# LD_LIBRARY_PATH, so every process of the venv (tests included) imports it without sourcing
+# anything. Built only where it is missing: a package that is importable and not ours (a full ROS
+# install, or a workspace that built it, sourced) is never shadowed. Rebuilt when its sources change.
+build_interface_package() {  # $1 = package name, $2 = a type to import as the check
+    local name=$1 check_type=$2 hash stamp build_dir
+    hash=$(find "src/$name/CMakeLists.txt" "src/$name/package.xml" "src/$name/msg" -type f | LC_ALL=C sort \
+        | xargs sha256sum | sha256sum | cut -d' ' -f1)
+    stamp="$VIRTUAL_ENV/.$name.sha256"
+    if { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; } \
+        || { [ ! -f "$stamp" ] && python -c "import $name.msg" 2>/dev/null; }; then
+        return 0
+    fi
+    echo "[setup] building $name into the venv"
+    build_dir=$(mktemp -d)
+    if ! { cmake -S "src/$name" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
               "-DCMAKE_PREFIX_PATH=$VIRTUAL_ENV" "-DCMAKE_INSTALL_PREFIX=$VIRTUAL_ENV" \
               "-DPython3_EXECUTABLE=$VIRTUAL_ENV/bin/python" -DBUILD_TESTING=OFF \
-           && cmake --build "$tf2_msgs_build" -j "$(nproc)" && cmake --install "$tf2_msgs_build"; } \
-           >"$tf2_msgs_build.log" 2>&1; then
-        echo "[setup] tf2_msgs build failed (ament_cmake and rosidl_default_generators come from" \
-             "requirements.txt; cmake and g++ from the system): see $tf2_msgs_build.log" >&2
+           && cmake --build "$build_dir" -j "$(nproc)" && cmake --install "$build_dir"; } \
+           >"$build_dir.log" 2>&1; then
+        echo "[setup] $name build failed (ament_cmake and rosidl_default_generators come from" \
+             "requirements.txt; cmake and g++ from the system): see $build_dir.log" >&2
         exit 1
     fi
-    rm -rf "$tf2_msgs_build" "$tf2_msgs_build.log"
-    python -c 'from tf2_msgs.msg import TFMessage' \
-        || { echo "[setup] tf2_msgs was installed into $VIRTUAL_ENV but does not import" >&2; exit 1; }
-    echo "$tf2_msgs_hash" > "$tf2_msgs_stamp"
-fi
+    rm -rf "$build_dir" "$build_dir.log"
+    python -c "from $name.msg import $check_type" \
+        || { echo "[setup] $name was installed into $VIRTUAL_ENV but does not import" >&2; exit 1; }
+    echo "$hash" > "$stamp"
+}
+build_interface_package tf2_msgs TFMessage
+build_interface_package cobra_interfaces ContactWrenches
 
 source_hash=$(find src urdf launch config colcon.meta -type f -not -path '*/__pycache__/*' \
     | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 from rosbags.highlevel import AnyReader
-from rosbags.typesys import Stores, get_typestore
+
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES, cobra_typestore
 
 TRUTH_TOPIC = 'ground_truth/odom'
 ODOM_TOPIC = 'odom'
@@ -140,7 +141,7 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
     """One pass over the bag: the head track of ground_truth/odom (else odom), every
     real_time_factor the simulation reported in diagnostics, and the header stamps of the
     rate topics (read straight from the CDR header, without deserialising)."""
-    with AnyReader([bag_path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
+    with AnyReader([bag_path], default_typestore=cobra_typestore()) as reader:
         truth, odom = ([c for c in reader.connections if _ends_with(c.topic, wanted)]
                        for wanted in (TRUTH_TOPIC, ODOM_TOPIC))
         head_connections = truth or odom
@@ -152,7 +153,10 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
                         if _ends_with(c.topic, name)}
         wanted += [c for c in reader.connections if c.id in joint_topics]
         tumble = [c for c in reader.connections if _ends_with(c.topic, TUMBLE_STATE_TOPIC)]
-        contacts = [c for c in reader.connections if '/contact/forces/' in c.topic] if tumble else []
+        # contact/forces (cobra_interfaces/ContactWrenches: all links) or, in older bags and with
+        # the sim's contact_forces_per_link, contact/forces/<link> (WrenchStamped)
+        contacts = [c for c in reader.connections if _ends_with(c.topic, CONTACT_FORCES_TOPIC)
+                    or f'/{CONTACT_FORCES_TOPIC}/' in c.topic] if tumble else []
         wanted += tumble + contacts
         times, points, real_time_factors = [], [], []
         log_times, points_3d, roll_rates = [], [], []
@@ -165,9 +169,12 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
                 tumble_states.append((log_time_ns * 1e-9, reader.deserialize(raw, connection.msgtype).data))
                 continue
             if connection in contacts:
-                force = reader.deserialize(raw, connection.msgtype).wrench.force
-                contact_forces.append((log_time_ns * 1e-9, connection.topic.rsplit('/', 1)[1],
-                                       math.sqrt(force.x ** 2 + force.y ** 2 + force.z ** 2)))
+                message = reader.deserialize(raw, connection.msgtype)
+                by_link = zip(message.link_names, (w.force for w in message.wrenches)) \
+                    if connection.msgtype == CONTACT_WRENCHES else [(connection.topic, message.wrench.force)]
+                contact_forces += [(log_time_ns * 1e-9, name.rsplit('/', 1)[-1],
+                                    math.sqrt(force.x ** 2 + force.y ** 2 + force.z ** 2))
+                                   for name, force in by_link]
                 continue
             if connection.id in rate_names:
                 stamps[rate_names[connection.id]].append(_header_stamp_s(raw))

@@ -8,11 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
-
 from cobra_bringup.run_summary import SIM_TOPIC_RATES_HZ, format_summary, summarize
+from cobra_common.interface_types import cobra_typestore
 
-TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+TYPESTORE = cobra_typestore()
 T = TYPESTORE.types
 DURATION_S = 6.0
 
@@ -196,24 +195,37 @@ def test_runner_summary_takes_the_latch_joint_in_joint_states_as_cobras(tmp_path
     assert 'PROBLEM' not in capsys.readouterr().out
 
 
-def _tumble_extra(states: list[tuple[float, str]], force_n: float = 0.0) -> list[tuple[float, str, str, object]]:
+def _tumble_extra(states: list[tuple[float, str]], force_n: float = 0.0,
+                  per_link_topics: bool = False) -> list[tuple[float, str, str, object]]:
+    """tumble/state and contact forces at 10 Hz: link_3 with a peak of force_n at t = 3.5 s, and
+    base_link at 2 N; as the sim's contact/forces (ContactWrenches) or its per-link topics."""
     extra = [(t, '/tumble/state', 'std_msgs/msg/String', T['std_msgs/msg/String'](text)) for t, text in states]
-    for index in range(60):  # contact force on link_3 at 10 Hz, a peak of force_n at t = 3.5 s
+    vector = T['geometry_msgs/msg/Vector3']
+    for index in range(60):
         t = index / 10.0
-        value = force_n if abs(t - 3.5) < 1e-9 else 1.0
-        wrench = T['geometry_msgs/msg/Wrench'](T['geometry_msgs/msg/Vector3'](0.0, 0.0, value),
-                                               T['geometry_msgs/msg/Vector3'](0.0, 0.0, 0.0))
-        extra.append((t, '/contact/forces/link_3', 'geometry_msgs/msg/WrenchStamped',
-                      T['geometry_msgs/msg/WrenchStamped'](_header(t, 'link_3'), wrench)))
+        wrenches = {'base_link': T['geometry_msgs/msg/Wrench'](vector(0.0, 2.0, 0.0), vector(0.0, 0.0, 0.0)),
+                    'link_3': T['geometry_msgs/msg/Wrench'](
+                        vector(0.0, 0.0, force_n if abs(t - 3.5) < 1e-9 else 1.0), vector(0.0, 0.0, 0.0))}
+        if per_link_topics:
+            extra += [(t, f'/contact/forces/{link}', 'geometry_msgs/msg/WrenchStamped',
+                       T['geometry_msgs/msg/WrenchStamped'](_header(t, link), wrench))
+                      for link, wrench in wrenches.items()]
+        else:  # link names carry the sim's frame prefix
+            extra.append((t, '/contact/forces', 'cobra_interfaces/msg/ContactWrenches',
+                          T['cobra_interfaces/msg/ContactWrenches'](
+                              _header(t, ''), [f'cobra/{link}' for link in wrenches], list(wrenches.values()))))
     return extra
 
 
-def test_tumbling_phase_is_measured_between_its_state_changes(tmp_path):
+@pytest.mark.parametrize('per_link_topics', [False, True], ids=['contact_wrenches', 'per_link_topics'])
+def test_tumbling_phase_is_measured_between_its_state_changes(tmp_path, per_link_topics):
     """Head at 0.01 m/s in x and 0.05 m/s in y; tumbling from t = 2 s to 5 s: 3 s, 0.153 m;
-    the force peak inside it is reported, the sequence of states is listed."""
+    the force peak inside it is reported (from contact/forces, or an older bag's per-link topics),
+    the sequence of states is listed."""
     states = [(0.0, 'sidewinding'), (1.0, 'ramp_down'), (1.5, 'curling'), (1.9, 'latching'),
               (2.0, 'tumbling'), (5.0, 'releasing'), (5.5, 'uncurling'), (5.9, 'ready')]
-    summary = summarize(write_bag(tmp_path / 'bag', extra=_tumble_extra(states, force_n=250.0)), 0.5)
+    summary = summarize(write_bag(tmp_path / 'bag', extra=_tumble_extra(states, force_n=250.0,
+                                                                        per_link_topics=per_link_topics)), 0.5)
     tumble = summary.tumble
     assert tumble.states[-1] == 'ready' and summary.problems == ()
     assert tumble.tumbling_s == pytest.approx(3.0, abs=0.011)

@@ -56,7 +56,7 @@ from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessag
 
 DEFAULT_TOPICS = [
     'joint_commands', 'joint_states', 'imu/data', 'odom', 'ground_truth/odom', 'diagnostics',
-    'latch/state', 'contact/forces/*', '/rosout',
+    'latch/state', 'contact/forces', '/rosout',
 ]
 SUBSCRIPTION_DEPTH = 1000  # 2 s of 500 Hz joint_states queued while a split is being closed
 ROTATION_CHECK_PERIOD_S = 0.1

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from rosbags.interfaces import Connection, Qos
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import get_typestore, Stores
 from rosbags.typesys.base import TypesysError
 from rosbags.typesys.store import Typestore
 
 import yaml
 
+from cobra_common.interface_types import cobra_typestore
 from cobra_logger.bag_metadata import (
     CUSTOM_DATA_FILE_NAME,
     fsync_path,
@@ -123,7 +123,7 @@ class SplitBagWriter:
             raise ValueError('split_duration_s and split_size_bytes must be positive')
         self.split_duration_s = split_duration_s
         self.split_size_bytes = split_size_bytes
-        self._typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
+        self._typestore = typestore or cobra_typestore()  # Jazzy's types and cobra_interfaces
         self._monotonic = monotonic
         self._topics: dict[str, TopicInfo] = {}
         self._split: McapSplit | None = None

@@ -148,3 +148,20 @@ class RawWrenchStamped(RawMessage):
         wrench = layout.float64s(6)
         super().__init__(layout, stamp)
         self.wrench = self.view(wrench, 6)
+
+
+class RawContactWrenches(RawMessage):
+    """cobra_interfaces/ContactWrenches for a fixed list of links; `wrenches` is (links, 6): per
+    link force xyz then torque xyz, as consecutive float64 (a Wrench is two Vector3)."""
+
+    def __init__(self, link_names: Sequence[str], frame_id: str = '') -> None:
+        layout = CdrLayout()
+        stamp = layout.header(frame_id)
+        layout.uint32(len(link_names))
+        for name in link_names:
+            layout.string(name)
+        layout.uint32(len(link_names))
+        # no padding after an empty sequence: CDR aligns a float64 only where one follows
+        wrenches = layout.float64s(6 * len(link_names)) if link_names else len(layout.payload)
+        super().__init__(layout, stamp)
+        self.wrenches = self.view(wrenches, 6 * len(link_names)).reshape(len(link_names), 6)

@@ -31,6 +31,8 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC
+from cobra_interfaces.msg import ContactWrenches
 from cobra_common.frames import frame_prefix_problem
 from cobra_common.ros_entry import StartupError, declare, deferred_stop, describe, run_node, stop_requested
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
@@ -40,7 +42,7 @@ from cobra_common.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, f
 from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
                                 control_periods_per_command, lockstep_active)
 from cobra_sim.mjcf import ServoParams
-from cobra_sim.raw_messages import RawClock, RawImu, RawJointState, RawOdometry, RawWrenchStamped
+from cobra_sim.raw_messages import RawClock, RawContactWrenches, RawImu, RawJointState, RawOdometry, RawWrenchStamped
 from cobra_sim.terrain import TERRAINS, make_terrain
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -111,8 +113,13 @@ def declare_parameters(node: Node) -> dict[str, Any]:
                                        float_range=(0.0, 1.0))),
         'seed': (0, describe('random seed of the noise generator', read_only=True)),
         'contact_forces_period_s': (0.01, describe(
-            'contact/forces/<link> period [s]; 0 = not published', read_only=True,
+            'contact/forces period [s]: every link\'s ground reaction wrench in one '
+            'cobra_interfaces/ContactWrenches; 0 = not published', read_only=True,
             float_range=(0.0, 1.0))),
+        'contact_forces_per_link': (False, describe(
+            'also publish each link\'s wrench as geometry_msgs/WrenchStamped on '
+            'contact/forces/<link> at the same period (for RViz; a dozen more messages per sample)',
+            read_only=True)),
         'frame_prefix': ('', describe(
             "prefix of every frame id the sim stamps (odom, base_link, imu and link frames), e.g. "
             "'cobra/' so that two robots share one TF tree; '' = none", read_only=True)),
@@ -126,8 +133,9 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             'a peer: a node (the gait) publishes joint_commands', read_only=True)),
         'lockstep': ('auto', lockstep_descriptor),
         'command_period_s': (0.01, describe(
-            "the gait's command period [s] (1 / its rate_hz): lockstep boundaries; a whole number "
-            'of control periods', read_only=True, float_range=(1e-4, 1.0))),
+            "the gait's command period [s] (1 / its rate_hz): lockstep boundaries and the /clock "
+            'period (nodes on sim time tick on it); a whole number of control periods',
+            read_only=True, float_range=(1e-4, 1.0))),
         'lockstep_max_logger_lag_s': (0.05, describe(
             'lockstep: wait while the newest joint_states stamp the logger wrote is older than '
             'this [s of sim time]', read_only=True, float_range=(0.0, 10.0))),
@@ -192,6 +200,9 @@ class SimNode(Node):
             p['contact_forces_period_s'], control_period_s, 'contact_forces_period_s') \
             if p['contact_forces_period_s'] else 0
         self._command_every = control_periods_per_command(p['command_period_s'], control_period_s)
+        # /clock once per command period (the gait's tick), not per physics step: a sample costs
+        # ~25 µs of the sim's CPU and one callback in every node on sim time
+        self._clock_every = self._command_every
         self._heightmap_every = steps_per_period(p['heightmap_period_s'], control_period_s, 'heightmap_period_s') \
             if self.sim.terrain.has_heightmap else 0
         self._timestep_ns = round(p['timestep_s'] * 1e9)
@@ -210,9 +221,15 @@ class SimNode(Node):
         self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', STATE_QOS)
         self._latch_pub = self.create_publisher(Bool, 'latch/state', LATCHED_QOS)
         link_names = self.sim.robot_body_names
-        self._contact_messages = [RawWrenchStamped(prefix + name) for name in link_names]
-        self._contact_pubs = [self.create_publisher(WrenchStamped, f'contact/forces/{name}', STATE_QOS)
-                              for name in link_names] if self._contact_every else []
+        # all links in one message: a dozen WrenchStamped per sample cost ~26 µs each in rclpy
+        self._contacts = RawContactWrenches([prefix + name for name in link_names])
+        self._contacts_pub = self.create_publisher(ContactWrenches, CONTACT_FORCES_TOPIC, STATE_QOS) \
+            if self._contact_every else None
+        self._link_contact_messages = [RawWrenchStamped(prefix + name) for name in link_names]
+        self._link_contact_pubs = [
+            self.create_publisher(WrenchStamped, f'{CONTACT_FORCES_TOPIC}/{name}', STATE_QOS)
+            for name in link_names] if self._contact_every and p['contact_forces_per_link'] else []
+        self._contact_pubs = [*([self._contacts_pub] if self._contacts_pub else []), *self._link_contact_pubs]
         # the latest deformed-terrain snapshot, latched for late subscribers (RViz, the logger)
         self._heightmap_pub = self.create_publisher(PointCloud2, HEIGHTMAP_TOPIC, LATCHED_QOS) \
             if self._heightmap_every else None
@@ -364,8 +381,8 @@ class SimNode(Node):
     def _missing_peers(self) -> list[str]:
         missing = []
         if self.params['wait_for_recorder']:
-            # the logger finds contact/forces/<link> by a graph search: without its subscriptions
-            # matched, the first wrenches of a run went unrecorded
+            # the logger finds its topics by a graph search: without its subscriptions matched,
+            # the first wrenches of a run went unrecorded
             recorded = (self._joint_pub, self._imu_pub, self._odom_pub, self._truth_pub, *self._contact_pubs)
             missing += [f'a subscriber on {pub.topic_name}' for pub in recorded if pub.get_subscription_count() == 0]
             if self.lockstep and self._progress_sub.get_publisher_count() == 0:
@@ -509,17 +526,17 @@ class SimNode(Node):
                 return 0.0
 
     def _control_period(self) -> None:
-        sim, clock, publish_clock = self.sim, self._clock, self._publish_raw[self._clock_pub]
-        origin_ns = self.clock_origin_ns
+        sim = self.sim
         sim.begin_control_period()
         for _ in range(sim.steps_per_control):
             sim.step_physics()
-            self._steps += 1
-            clock.set_stamp_ns(origin_ns + self._steps * self._timestep_ns)
-            publish_clock(clock.to_bytes())
+        self._steps += sim.steps_per_control
         self._control_periods += 1
         periods = self._control_periods
-        now_ns = origin_ns + self._steps * self._timestep_ns  # the published stamp (clock_origin)
+        now_ns = self.clock_origin_ns + self._steps * self._timestep_ns  # the published stamp (clock_origin)
+        if periods % self._clock_every == 0:  # before the samples it dates, as a lockstep boundary
+            self._clock.set_stamp_ns(now_ns)
+            self._publish_raw[self._clock_pub](self._clock.to_bytes())
         joints = self._joints
         joints.set_stamp_ns(now_ns)
         joints.position[:] = sim.joint_positions()
@@ -570,8 +587,12 @@ class SimNode(Node):
     def _publish_contact_forces(self, now_ns: int) -> None:
         if not any(publisher.get_subscription_count() for publisher in self._contact_pubs):
             return  # nobody listens: skip the contact read-out (a third of a physics step)
-        for publisher, message, wrench in zip(self._contact_pubs, self._contact_messages,
-                                              self.sim.contact_wrenches()):
+        wrenches = self.sim.contact_wrenches()
+        contacts = self._contacts
+        contacts.set_stamp_ns(now_ns)
+        contacts.wrenches[:] = wrenches
+        self._publish_raw[self._contacts_pub](contacts.to_bytes())
+        for publisher, message, wrench in zip(self._link_contact_pubs, self._link_contact_messages, wrenches):
             message.set_stamp_ns(now_ns)
             message.wrench[:] = wrench
             self._publish_raw[publisher](message.to_bytes())

@@ -99,3 +99,18 @@ def test_rclpy_reads_the_same_message():
     assert (decoded.header.stamp.sec, decoded.header.stamp.nanosec) == (12, 345_000_000)
     assert list(decoded.name) == names and list(decoded.position) == [1.0, 2.0, 3.0]
     assert list(decoded.velocity) == [0.0] * 3 and list(decoded.effort) == [0.0] * 3
+
+
+@pytest.mark.parametrize('links', [[], ['base_link'], ['cobra/base_link'] + [f'cobra/link_{i}' for i in range(1, 12)]])
+def test_contact_wrenches_with_links_of_every_length_decode_with_the_installed_definition(links):
+    from cobra_common.interface_types import cobra_typestore
+    from cobra_sim.raw_messages import RawContactWrenches
+    message = RawContactWrenches(links)
+    message.set_stamp_ns(STAMP_NS)
+    message.wrenches[:] = np.arange(6 * len(links)).reshape(-1, 6) + 0.5
+    decoded = cobra_typestore().deserialize_cdr(message.to_bytes(), 'cobra_interfaces/msg/ContactWrenches')
+    assert stamp_ns(decoded.header.stamp) == STAMP_NS and decoded.header.frame_id == ''
+    assert decoded.link_names == links
+    assert [(w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z) for w in decoded.wrenches] == \
+        [tuple(row) for row in np.arange(6 * len(links)).reshape(-1, 6) + 0.5]
+    assert len(message.to_bytes()) == len(cobra_typestore().serialize_cdr(decoded, 'cobra_interfaces/msg/ContactWrenches'))

@@ -14,6 +14,7 @@ import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from cobra_interfaces.msg import ContactWrenches
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
@@ -21,6 +22,7 @@ from cobra_common.ros_entry import stamp_seconds
 from cobra_common.ros_testing import spin_until
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
+LINKS = ['base_link'] + [f'link_{i}' for i in range(1, 12)]  # the links with collision geometry
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 # deep queues; a loaded test process can still miss best-effort samples, so rates are judged by stamps
 SENSOR = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -71,11 +73,12 @@ def assert_published_every(stamps_s: list[float], period_s: float) -> None:
 def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
     node = ros_node
     received: dict[str, list] = {'joint_states': [], 'imu/data': [], 'odom': [], 'ground_truth/odom': [],
-                                 'clock': [], 'diagnostics': []}
+                                 'clock': [], 'diagnostics': [], 'contact/forces': []}
     for topic, kind, qos in (('joint_states', JointState, SENSOR),
                              ('imu/data', Imu, SENSOR), ('odom', Odometry, RELIABLE),
                              ('ground_truth/odom', Odometry, RELIABLE), ('clock', Clock, RELIABLE),
-                             ('diagnostics', DiagnosticArray, RELIABLE)):
+                             ('diagnostics', DiagnosticArray, RELIABLE),
+                             ('contact/forces', ContactWrenches, RELIABLE)):
         node.create_subscription(kind, topic, received[topic].append, qos)
     def covered_s(messages: list) -> float:
         return stamp_s(messages[-1]) - stamp_s(messages[0]) if len(messages) > 1 else 0.0
@@ -100,9 +103,20 @@ def test_publishes_the_contract_topics_at_their_rates(sim_process, ros_node):
     assert truth.pose.pose.position.z == pytest.approx(0.045, abs=0.01)
     assert estimate.pose.covariance[0] == pytest.approx(0.01 ** 2)
 
-    clock_times = [stamp_seconds(m.clock) for m in received['clock']]
-    assert all(b > a for a, b in zip(clock_times, clock_times[1:]))
-    assert min(b - a for a, b in zip(clock_times, clock_times[1:])) == pytest.approx(0.001, abs=1e-6)
+    # /clock once per command period (10 ms), reliable: every sample arrived, one per period, on
+    # the grid; not one per physics step
+    clock_ns = [m.clock.sec * 1_000_000_000 + m.clock.nanosec for m in received['clock']]
+    assert len(clock_ns) > 100 and all(stamp % 10_000_000 == 0 for stamp in clock_ns)
+    assert {b - a for a, b in zip(clock_ns, clock_ns[1:])} == {10_000_000}
+
+    # every link's wrench in one contact/forces message per 10 ms (reliable: none missing)
+    contacts = received['contact/forces']
+    contact_ns = [m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec for m in contacts]
+    assert len(contact_ns) > 100 and {b - a for a, b in zip(contact_ns, contact_ns[1:])} == {10_000_000}
+    assert all(m.link_names == LINKS and len(m.wrenches) == len(LINKS) for m in contacts)
+    assert sum(w.force.z > 0.5 for w in contacts[-1].wrenches) >= 6  # at rest most links bear weight
+    # the per-link WrenchStamped topics are off by default (contact_forces_per_link)
+    assert not [t for t, _ in node.get_topic_names_and_types() if t.startswith('/contact/forces/')]
 
     values = {v.key: v.value for v in received['diagnostics'][-1].status[0].values}
     assert float(values['real_time_factor']) > 0.5

@@ -1,5 +1,6 @@
 """A namespaced sim with a frame prefix: global /clock, prefixed frame ids, contact wrenches in
-their link frames, and the command guard's verdict on a NaN velocity feed-forward."""
+their link frames (per-link topics switched on, equal to the all-links message), and the command
+guard's verdict on a NaN velocity feed-forward."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from cobra_interfaces.msg import ContactWrenches
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
@@ -34,7 +36,7 @@ def namespaced_sim(ros_env):
     process = subprocess.Popen(
         [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-r', '__ns:=/cobra',
          '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=1.0', '-p', 'settle_duration_s:=1.0',
-         '-p', 'frame_prefix:=cobra/'],
+         '-p', 'frame_prefix:=cobra/', '-p', 'contact_forces_per_link:=true'],
         env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     yield process
     process.send_signal(signal.SIGINT)
@@ -51,10 +53,13 @@ def test_namespaced_sim_drives_the_global_clock_and_prefixes_its_frames(namespac
     wrenches: dict[str, list[WrenchStamped]] = {link: [] for link in LINKS}
     for link in LINKS:
         ros_node.create_subscription(WrenchStamped, f'/cobra/contact/forces/{link}', wrenches[link].append, RELIABLE)
-    spin_until(ros_node, lambda: len(received['/clock']) > 100 and received['/cobra/odom']
-               and received['/cobra/imu/data'] and all(len(w) >= 3 for w in wrenches.values()), 30.0)
+    all_links: list[ContactWrenches] = []
+    ros_node.create_subscription(ContactWrenches, '/cobra/contact/forces', all_links.append, RELIABLE)
+    spin_until(ros_node, lambda: len(received['/clock']) > 50 and received['/cobra/odom']
+               and received['/cobra/imu/data'] and all(len(w) >= 3 for w in wrenches.values())
+               and len(all_links) >= 3, 30.0)
 
-    assert len(received['/clock']) > 100 and not received['/cobra/clock']
+    assert len(received['/clock']) > 50 and not received['/cobra/clock']
     assert received['/cobra/imu/data'][-1].header.frame_id == 'cobra/camera_imu_optical_frame'
     for odometry in (received['/cobra/ground_truth/odom'][-1], received['/cobra/odom'][-1]):
         assert (odometry.header.frame_id, odometry.child_frame_id) == ('cobra/odom', 'cobra/base_link')
@@ -69,6 +74,15 @@ def test_namespaced_sim_drives_the_global_clock_and_prefixes_its_frames(namespac
         at_same_time += [m for m in messages
                          if m.header.stamp.sec * 10**9 + m.header.stamp.nanosec == latest_stamp]
     assert len(at_same_time) == len(LINKS)
+    # the all-links message of that instant holds the same wrenches, prefixed names, in link order
+    def combined_at_latest() -> list[ContactWrenches]:
+        return [m for m in all_links if m.header.stamp.sec * 10**9 + m.header.stamp.nanosec == latest_stamp]
+    spin_until(ros_node, lambda: combined_at_latest(), 30.0)
+    (combined,) = combined_at_latest()
+    assert combined.link_names == [f'cobra/{link}' for link in LINKS]
+    assert [m.header.frame_id for m in at_same_time] == combined.link_names
+    assert [(m.wrench.force.x, m.wrench.torque.z) for m in at_same_time] == \
+        [(w.force.x, w.torque.z) for w in combined.wrenches]
     magnitudes = [math.dist((0, 0, 0), (m.wrench.force.x, m.wrench.force.y, m.wrench.force.z))
                   for m in at_same_time]
     weight_n = load_robot_model(URDF).total_mass_kg * GRAVITY_M_S2

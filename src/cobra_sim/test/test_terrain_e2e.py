@@ -31,8 +31,9 @@ def test_scm_run_records_heightmap_and_soil_reactions_and_renders(start_runner, 
             cloud = reader.deserialize(raw, connection.msgtype)
             stamps.append(cloud.header.stamp.sec + cloud.header.stamp.nanosec * 1e-9)
             points = cloud.width
-        for connection, _, raw in reader.messages(connections=[topics['/contact/forces/link_5']]):
-            normal_n.append(reader.deserialize(raw, connection.msgtype).wrench.force)
+        for connection, _, raw in reader.messages(connections=[topics['/contact/forces']]):
+            contacts = reader.deserialize(raw, connection.msgtype)  # all links, read with the bag's definition
+            normal_n.append(contacts.wrenches[contacts.link_names.index('link_5')].force)
     # every 0.5 s of sim time (lockstep: nothing lost), the last one covering the whole track
     assert np.allclose(np.diff(sorted(stamps)), 0.5) and len(stamps) == 8
     assert points > 300
