@@ -81,13 +81,13 @@ def refine_one_parameter(values: np.ndarray, errors: np.ndarray) -> float:
 
 
 def calibrate(spec: SweepSpec, out_dir: str | Path, num_cpus: int | None = None, address: str | None = None,
-              progress: bool = True, verify: bool = True) -> CalibrationResult:
+              progress: bool = True, verify: bool = True, force: bool = False) -> CalibrationResult:
     if not spec.target:
         raise SweepSpecError('a calibration spec needs target: {metric: measured value, ...}')
     scales = target_scales(spec)
     if spec.search == 'bayesian':
         spec = replace(spec, metric=ERROR_COLUMN, mode='min')
-    table = run_sweep(spec, out_dir, num_cpus=num_cpus, address=address, progress=progress,
+    table = run_sweep(spec, out_dir, num_cpus=num_cpus, address=address, progress=progress, force=force,
                       derived=lambda row: {ERROR_COLUMN: calibration_error(row, spec.target, scales)})
     ok = table[table['error'].isna() & np.isfinite(table.get(ERROR_COLUMN, pd.Series(dtype=float)))]
     if ok.empty:

@@ -5,20 +5,23 @@
     cobra_sweep calibrate config/sweeps/soil_calibration.yaml --out DIR
     cobra_sweep compare-optimum --out DIR [--quick]           # predictor optimum vs physics-sim optimum
 
-Rerunning the same command resumes: trials already in DIR/results.parquet are not run again.
-Bad input (unknown terrain or key, bad domain, ...) exits 2 with one message, before anything
-is written.
+Rerunning the same command resumes: trials already in DIR/results.parquet are not run again;
+Ctrl-C keeps every finished trial. DIR records its spec (sweep_spec.yaml): a spec that changes
+what a row means (trial function, fixed parameters, searched names, target) is refused there;
+--force deletes DIR's results and starts over. Bad input (unknown terrain or key, bad domain,
+an --out that is a file, ...) exits 2 with one message, before Ray starts or anything is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
-from cobra_sweeps.compare_optimum import CompareBudget
+from cobra_sweeps.compare_optimum import SIM_SWEEP_DIR, CompareBudget
 from cobra_sweeps.plots import plot_sweep
-from cobra_sweeps.runner import TABLE_NAME, metric_summary, run_sweep
+from cobra_sweeps.runner import TABLE_NAME, check_out_dir, metric_summary, read_table, run_sweep
 from cobra_sweeps.spec import SweepSpec, SweepSpecError, load_spec
 
 EXIT_BAD_INPUT = 2
@@ -37,6 +40,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--address', default=None,
                         help="an existing Ray cluster ('auto' or host:6379); default: start Ray locally")
     parser.add_argument('--retry-failed', action='store_true', help='on resume, rerun trials whose row holds an error')
+    parser.add_argument('--force', action='store_true',
+                        help='delete the results, spec record and plots of an earlier sweep in --out and start over')
     parser.add_argument('--no-plots', action='store_true')
     parser.add_argument('--no-progress', action='store_true')
     parser.add_argument('--bag', type=Path, default=None,
@@ -77,8 +82,30 @@ def compare_budget(args: argparse.Namespace) -> CompareBudget:
     return budget
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+
+
+def sweep_dir(args: argparse.Namespace) -> Path:
+    """The folder holding the sweep's table (compare-optimum keeps its sim sweep in a subfolder)."""
+    return args.out / SIM_SWEEP_DIR if args.command == 'compare-optimum' else args.out
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        return run_command(args)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this line short
+        try:
+            kept = len(read_table(sweep_dir(args)))
+        except Exception:  # noqa: BLE001 - no readable table: nothing kept
+            kept = 0
+        print(f'cobra_sweep: interrupted: {kept} finished trials kept in {sweep_dir(args) / TABLE_NAME}; run the '
+              'same command again to resume (they are not run again)', file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run_command(args: argparse.Namespace) -> int:
     try:
         if args.num_cpus is not None and args.num_cpus < 1:
             raise SweepSpecError(f'--num-cpus must be >= 1, got {args.num_cpus}')
@@ -89,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise SweepSpecError('compare-optimum takes no spec (its search space is the paper\'s gait family): '
                                      f'drop {args.spec}')
             budget = compare_budget(args)
+            from cobra_sweeps.compare_optimum import sim_search_spec
+            check_out_dir(sim_search_spec(budget), args.out / SIM_SWEEP_DIR, args.force,
+                          option=f'--out (its {SIM_SWEEP_DIR}/)')
         elif args.spec is None:
             raise SweepSpecError(f'{args.command} needs a sweep spec YAML, e.g. config/sweeps/gait_grid.yaml')
         else:
@@ -99,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 spec = spec_from_bag(spec, args.bag)
             if args.command == 'calibrate' and not spec.target:
                 raise SweepSpecError(f'{args.spec}: calibrate needs target: {{metric: measured value}}')
+            check_out_dir(spec, args.out, args.force)
     except SweepSpecError as error:
         print(f'cobra_sweep: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -114,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_compare(args: argparse.Namespace, budget: CompareBudget) -> int:
     from cobra_sweeps.compare_optimum import PLOT_FILE, TABLE_FILE, compare_optimum, format_table
     table = compare_optimum(args.out, budget, args.num_cpus, args.address, args.dissipation_coefficient,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress, force=args.force)
     print(f'{table.attrs["predictor_evaluations"]} predictor evaluations, {table.attrs["sim_trials"]} sim trials '
           f'of {budget.sim_duration_s:g} s (rigid ground, lift ratio 0.5, 0.4 Hz)')
     print(format_table(table))
@@ -126,13 +157,15 @@ def report(args: argparse.Namespace, spec: SweepSpec) -> int:
     """Runs the sweep or calibration and prints the outcome."""
     if args.command == 'calibrate':
         from cobra_sweeps.calibrate import calibrate
-        result = calibrate(spec, args.out, args.num_cpus, args.address, progress=not args.no_progress)
+        result = calibrate(spec, args.out, args.num_cpus, args.address, progress=not args.no_progress,
+                           force=args.force)
         table = result.table
         print(f'estimate: {result.parameters} (refined between grid points: {result.refined})')
         print(f'calibration_error: best trial {result.best_trial_error:.4g}, at the estimate '
               f'{result.estimate_error if result.estimate_error is None else format(result.estimate_error, ".4g")}')
     else:
-        table = run_sweep(spec, args.out, args.num_cpus, args.address, args.retry_failed, not args.no_progress)
+        table = run_sweep(spec, args.out, args.num_cpus, args.address, args.retry_failed, not args.no_progress,
+                          force=args.force)
         print(metric_summary(table, {'speed_m_s': 'max', 'cost_of_transport': 'min'}))
     failed = int(table['error'].notna().sum()) if 'error' in table else 0
     print(f'{len(table)} trials ({failed} failed) in {args.out / TABLE_NAME}')

@@ -28,7 +28,7 @@ from cobra_gaits.predictor.lifted_serpenoid import (GAIT1_AS_SERPENOID, GAIT1_LI
                                                     predict_lifted_cycle)
 from cobra_gaits.predictor.serpenoid import GAIT_BOUNDS, EllipticGait
 from cobra_gaits.sidewinding import StartStopRamp
-from cobra_sweeps.runner import run_sweep
+from cobra_sweeps.runner import check_out_dir, run_sweep
 from cobra_sweeps.spec import parse_spec
 from cobra_sweeps.trial import TRIAL_DEFAULTS, TrialError, build_sim, cached_robot, play_gait
 
@@ -38,6 +38,7 @@ LIFTED_DEFAULTS: dict[str, Any] = {
     'frequency_hz': 0.4, 'ramp_duration_s': 1.0, 'duration_s': 5.0, 'settle_s': 0.5,
     'terrain': 'rigid', 'terrain_file': '', 'slope_deg': 0.0, 'urdf': '', 'seed': 0,
 }
+SIM_SWEEP_DIR = 'sim_sweep'  # the physics-sim sweep's folder inside --out
 TABLE_FILE = 'compare_optimum.csv'
 PLOT_FILE = 'compare_optimum.png'
 
@@ -116,18 +117,20 @@ def evaluate_row(label: str, gait: EllipticGait, budget: CompareBudget, sim_metr
 
 def compare_optimum(out_dir: str | Path, budget: CompareBudget, num_cpus: int | None = None,
                     address: str | None = None, dissipation_coefficient: float = 0.0, progress: bool = True,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, force: bool = False) -> pd.DataFrame:
     """Both optima and gait1 on both models (rows: gait1 reference, predictor optimum, sim optimum)."""
     out_dir = Path(out_dir)
     spec = sim_search_spec(budget, seed)
+    check_out_dir(spec, out_dir / SIM_SWEEP_DIR, force)  # before the predictor's search
     robot = cached_robot(TRIAL_DEFAULTS['urdf'])
     predictor: LiftedOptimum = optimise_lifted_gait(robot, GAIT1_AS_SERPENOID, GAIT1_LIFT_RATIO,
                                                     dissipation_coefficient,
                                                     max_evaluations=budget.predictor_evaluations)
-    sweep = run_sweep(spec, out_dir / 'sim_sweep', num_cpus=num_cpus, address=address, progress=progress)
+    sweep = run_sweep(spec, out_dir / SIM_SWEEP_DIR, num_cpus=num_cpus, address=address, progress=progress,
+                      force=force)
     ok = sweep[sweep['error'].isna() & np.isfinite(sweep['stride_m_per_cycle'].astype(float))]
     if ok.empty:
-        raise RuntimeError(f'no sim trial finished: see the errors in {out_dir / "sim_sweep"}')
+        raise RuntimeError(f'no sim trial finished: see the errors in {out_dir / SIM_SWEEP_DIR}')
     best = ok.loc[ok['stride_m_per_cycle'].astype(float).idxmax()]
     rows = [evaluate_row('gait1 (reference)', GAIT1_AS_SERPENOID, budget),
             evaluate_row('predictor optimum', predictor.gait, budget),

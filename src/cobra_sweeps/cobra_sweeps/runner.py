@@ -13,6 +13,10 @@
   trial cost the driver 5-7 ms of CPU per trial, taken from the trials on a busy machine.
 * A trial that raises is retried once; if it raises again its row holds the error text and
   attempts = 2 (never dropped).
+* The out folder records its spec (sweep_spec.yaml). A rerun may extend it (more grid values,
+  a larger num_samples, another search or seed) but not change what a row means (trial
+  function, fixed parameters, searched parameter names, calibration target): rows of two
+  experiments in one table would be compared as one (best trial, Pareto front, plots).
 """
 
 from __future__ import annotations
@@ -28,9 +32,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cobra_sweeps.spec import SweepSpec, resolve_function, trial_key
+import yaml
+
+from cobra_sweeps.spec import SweepSpec, SweepSpecError, resolve_function, trial_key
 
 TABLE_NAME = 'results.parquet'
+SPEC_RECORD_NAME = 'sweep_spec.yaml'  # the spec of the rows in the folder's table
+PLOT_PATTERNS = ('metrics_vs_*.png', 'pareto.png')  # cobra_sweeps.plots.plot_sweep's files
+# what a row means: a spec that differs here may not add rows to the table
+ROW_DEFINING_KEYS = ('trial_function', 'fixed', 'searched', 'target', 'target_scale')
 TABLE_WRITE_INTERVAL_S = 1.0  # the table is rewritten at most this often while trials finish
 WORKER_NICENESS_ENV = 'RAY_worker_niceness'  # read by the raylet a local ray.init starts
 MAX_ATTEMPTS = 2  # first try + one retry
@@ -64,6 +74,92 @@ def write_table(rows: list[dict[str, Any]], out_dir: Path) -> pd.DataFrame:
     table.to_parquet(partial, index=False)
     os.replace(partial, path)
     return table
+
+
+class SweepOutError(SweepSpecError):
+    """An --out folder the sweep cannot use: the message names the problem and the fix."""
+
+
+def spec_record(spec: SweepSpec) -> dict[str, Any]:
+    """The spec as plain YAML data (what sweep_spec.yaml holds)."""
+    record = {
+        'name': spec.name, 'search': spec.search, 'num_samples': spec.num_samples, 'seed': spec.seed,
+        'metric': spec.metric, 'mode': spec.mode, 'trial_function': spec.trial_function, 'fixed': dict(spec.fixed),
+        'space': {k: {'kind': d.kind, 'values': list(d.values)} for k, d in spec.space.items()},
+        'target': dict(spec.target), 'target_scale': dict(spec.target_scale),
+    }
+    return yaml.safe_load(yaml.safe_dump(record, sort_keys=True))  # numbers and lists as the file holds them
+
+
+def _row_definition(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {'trial_function': record.get('trial_function'), 'fixed': record.get('fixed') or {},
+            'searched': sorted(record.get('space') or {}), 'target': record.get('target') or {},
+            'target_scale': record.get('target_scale') or {}}
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """'key: A there, B here' for each row-defining entry that differs (dict entries one by one)."""
+    lines = []
+    for key in ROW_DEFINING_KEYS:
+        if isinstance(old[key], dict) and isinstance(new[key], dict):
+            for entry in sorted(set(old[key]) | set(new[key])):
+                there, here = old[key].get(entry, '(unset)'), new[key].get(entry, '(unset)')
+                if there != here:
+                    lines.append(f'{key}.{entry}: {there} there, {here} here')
+        elif old[key] != new[key]:
+            lines.append(f'{key}: {old[key]} there, {new[key]} here')
+    return lines
+
+
+def check_out_dir(spec: SweepSpec, out_dir: str | Path, force: bool = False, option: str = '--out') -> None:
+    """Refuses an out folder that is a file, lies under a file, cannot be created, or holds the
+    results of another sweep (unless force); runs before Ray starts and writes nothing."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SweepOutError(f'{option} {out_dir} is a file: give a folder (a new one, or the --out of an '
+                            'earlier run of this spec to resume it)')
+    existing = next(p for p in (out_dir, *out_dir.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise SweepOutError(f'{option} {out_dir} lies under the file {existing}: give a folder path')
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise SweepOutError(f'{option} {out_dir}: cannot write in {existing} (permission denied): give a folder '
+                            'you can write to')
+    if force or not out_dir.is_dir():
+        return
+    record_path, table = out_dir / SPEC_RECORD_NAME, table_path(out_dir)
+    fix = f'give a new {option}, or add --force to delete its results and start over'
+    if not record_path.exists():
+        if table.exists():
+            raise SweepOutError(f'{option} {out_dir} holds a {TABLE_NAME} but no {SPEC_RECORD_NAME}, so it cannot '
+                                f'tell whether its rows come from this spec: {fix}')
+        return
+    try:
+        recorded = yaml.safe_load(record_path.read_text())
+        old = _row_definition(recorded)
+    except (OSError, yaml.YAMLError, AttributeError) as error:
+        raise SweepOutError(f'{record_path} is not readable ({error}): {fix}') from error
+    differences = _differences(old, _row_definition(spec_record(spec)))
+    if differences:
+        raise SweepOutError(f'{option} {out_dir} holds the results of another sweep '
+                            f'({recorded.get("name", "?")}; {"; ".join(differences)}): {fix}')
+
+
+def start_over(out_dir: str | Path) -> list[Path]:
+    """Deletes what a sweep wrote into out_dir (table, spec record, plots); other files stay."""
+    out_dir = Path(out_dir)
+    removed = [out_dir / name for name in (TABLE_NAME, TABLE_NAME + '.partial', SPEC_RECORD_NAME)]
+    removed = [p for p in removed if p.exists()]
+    removed += [p for pattern in PLOT_PATTERNS for p in sorted(out_dir.glob(pattern))]
+    for path in removed:
+        path.unlink()
+    return removed
+
+
+def write_spec_record(spec: SweepSpec, out_dir: Path) -> None:
+    path = out_dir / SPEC_RECORD_NAME
+    partial = path.with_suffix('.yaml.partial')
+    partial.write_text(yaml.safe_dump(spec_record(spec), sort_keys=False))
+    os.replace(partial, path)
 
 
 def init_ray(num_cpus: int | None, address: str | None) -> bool:
@@ -232,13 +328,18 @@ class SweepRunner:
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, num_cpus: int | None = None, address: str | None = None,
               retry_failed: bool = False, progress: bool = True, derived: Derived | None = None,
-              write_interval_s: float = TABLE_WRITE_INTERVAL_S) -> pd.DataFrame:
-    """Runs the spec's trials not yet in out_dir's table; returns the whole table."""
+              write_interval_s: float = TABLE_WRITE_INTERVAL_S, force: bool = False) -> pd.DataFrame:
+    """Runs the spec's trials not yet in out_dir's table; returns the whole table. force: delete
+    the results of another spec in out_dir first (SweepOutError without it)."""
     out_dir = Path(out_dir)
+    check_out_dir(spec, out_dir, force)
     started_ray = init_ray(num_cpus, address)  # before the folder: a wrong address leaves nothing behind
     import ray
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        if force:
+            start_over(out_dir)
+        write_spec_record(spec, out_dir)
         runner = SweepRunner(spec, out_dir, derived, retry_failed, write_interval_s)
         try:
             if spec.search == 'grid':

@@ -34,3 +34,16 @@ def quadratic(params: Mapping[str, Any]) -> dict[str, float]:
 def report_niceness(params: Mapping[str, Any]) -> dict[str, float]:
     """The worker's CPU niceness as a metric."""
     return {'speed_m_s': float(os.nice(0))}
+
+
+def first_then_wait(params: Mapping[str, Any]) -> dict[str, float]:
+    """x == 1 finishes at once; any other x waits until params['release_file'] exists (at most 10 min),
+    so a test can interrupt a sweep with exactly one finished trial, without timing anything."""
+    import time
+    release = Path(params['release_file'])
+    deadline = time.monotonic() + 600.0
+    while params['x'] != 1 and not release.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f'{release} never appeared')
+        time.sleep(0.05)
+    return count_calls(params)

@@ -246,3 +246,115 @@ def test_trial_metrics_on_made_up_samples() -> None:
     assert metrics['cost_of_transport'] == pytest.approx(3.0 * count * dt_s / (4.0 * STANDARD_GRAVITY_M_S2 * 0.5))
     assert metrics['peak_joint_power_w'] == 3.0 and metrics['peak_joint_torque_nm'] == 1.5
     assert metrics['peak_normal_force_n'] == 25.0 and metrics['sinkage_m'] == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize('make_out', [
+    lambda tmp: (tmp / 'a_file').write_text('x') and tmp / 'a_file',
+    lambda tmp: (tmp / 'a_file').write_text('x') and tmp / 'a_file' / 'sweep',
+])
+def test_an_out_that_is_or_lies_under_a_file_exits_2_before_ray_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, make_out) -> None:
+    import cobra_sweeps.runner
+    started = []
+    monkeypatch.setattr(cobra_sweeps.runner, 'init_ray', lambda *args: started.append(args) or False)
+    spec_path = tmp_path / 'spec.yaml'
+    spec_path.write_text('space: {frequency_hz: [0.4]}\n')
+    out = make_out(tmp_path)
+    assert main(['run', str(spec_path), '--out', str(out), '--no-progress']) == 2
+    error = capsys.readouterr().err
+    assert error.startswith('cobra_sweep: error: --out') and error.count('\n') == 1, error
+    assert 'file' in error and 'give a folder' in error
+    assert started == []
+    assert (tmp_path / 'a_file').read_text() == 'x'
+
+
+def spec_file(tmp_path: Path, name: str, fixed: dict, space: dict) -> Path:
+    import yaml
+    path = tmp_path / f'{name}.yaml'
+    path.write_text(yaml.safe_dump({'name': name, 'trial_function': 'sweep_test_trials:count_calls',
+                                    'fixed': fixed, 'space': space}))
+    return path
+
+
+def test_another_spec_into_an_out_folder_is_refused_and_force_starts_over(
+        local_ray: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    calls = tmp_path / 'calls'
+    calls.mkdir()
+    out = tmp_path / 'out'
+    short = spec_file(tmp_path, 'short', {'calls_dir': str(calls), 'duration_s': 1.0}, {'x': [1, 2], 'y': [5]})
+    assert main(['run', str(short), '--out', str(out), '--no-progress']) == 0
+    assert (out / 'metrics_vs_y.png').exists()
+    capsys.readouterr()
+    # more grid values of the same experiment: allowed, only the new point runs
+    extended = spec_file(tmp_path, 'short', {'calls_dir': str(calls), 'duration_s': 1.0}, {'x': [1, 2, 3], 'y': [5]})
+    assert main(['run', str(extended), '--out', str(out), '--no-progress', '--no-plots']) == 0
+    assert len(pd.read_parquet(out / TABLE_NAME)) == 3 and len(list(calls.iterdir())) == 3
+    capsys.readouterr()
+
+    long = spec_file(tmp_path, 'long', {'calls_dir': str(calls), 'duration_s': 30.0, 'y': 5}, {'x': [1, 2]})
+    assert main(['run', str(long), '--out', str(out), '--no-progress']) == 2
+    error = capsys.readouterr().err
+    assert error.count('\n') == 1 and 'holds the results of another sweep (short' in error, error
+    assert 'fixed.duration_s: 1.0 there, 30.0 here' in error and 'new --out' in error and '--force' in error
+    assert len(pd.read_parquet(out / TABLE_NAME)) == 3  # untouched
+
+    assert main(['run', str(long), '--out', str(out), '--no-progress', '--force']) == 0
+    table = pd.read_parquet(out / TABLE_NAME)
+    assert sorted(table['x']) == [1, 2] and (table['duration_s'] == 30.0).all()
+    assert not (out / 'metrics_vs_y.png').exists() and (out / 'metrics_vs_x.png').exists()
+    assert main(['run', str(long), '--out', str(out), '--no-progress', '--no-plots']) == 0  # resumes
+
+
+def test_an_out_folder_with_a_table_but_no_spec_record_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(TEST_DIR))
+    out = tmp_path / 'out'
+    out.mkdir()
+    pd.DataFrame({'trial_key': ['k'], 'x': [1]}).to_parquet(out / TABLE_NAME)
+    spec = spec_file(tmp_path, 's', {'calls_dir': str(tmp_path)}, {'x': [1]})
+    assert main(['run', str(spec), '--out', str(out), '--no-progress']) == 2
+    assert 'no sweep_spec.yaml' in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_finished_trials_in_one_line_and_the_rerun_resumes(tmp_path: Path) -> None:
+    """SIGINT to the whole process group (as Ctrl-C in a terminal) once one trial's row is on disk."""
+    import os
+    import signal
+    import subprocess
+    import time
+    calls = tmp_path / 'calls'
+    calls.mkdir()
+    release = tmp_path / 'release'
+    spec = tmp_path / 'spec.yaml'
+    spec.write_text(f"trial_function: 'sweep_test_trials:first_then_wait'\n"
+                    f"fixed: {{calls_dir: '{calls}', release_file: '{release}'}}\nspace: {{x: [1, 2, 3]}}\n")
+    out = tmp_path / 'out'
+    command = [sys.executable, '-m', 'cobra_sweeps.cli', 'run', str(spec), '--out', str(out), '--num-cpus', '2',
+               '--no-progress', '--no-plots']
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(TEST_DIR), *sys.path])}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300.0
+        while not (out / TABLE_NAME).exists():  # the first trial's row is written as soon as it finishes
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, 'no trial finished'
+            time.sleep(0.1)
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert 'Traceback' not in stderr + stdout and 'KeyboardInterrupt' not in stderr, stderr
+    interrupted = [line for line in stderr.splitlines() if 'interrupted' in line]
+    assert interrupted == [f'cobra_sweep: interrupted: 1 finished trials kept in {out / TABLE_NAME}; run the '
+                           'same command again to resume (they are not run again)'], stderr
+    assert pd.read_parquet(out / TABLE_NAME)['x'].tolist() == [1]
+
+    release.touch()
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(pd.read_parquet(out / TABLE_NAME)['x']) == [1, 2, 3]
+    assert sorted(p.name.split('_')[0] for p in calls.iterdir()).count('1') == 1  # not run again
