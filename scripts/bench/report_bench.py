@@ -2,7 +2,7 @@
 """Benchmark the validation report on a 10-minute bag (issue 10: < 30 s on this machine).
 
 Synthesises (cobra_analysis.synthetic) a bag of `--minutes` of COBRA sidewinding: joint_states at
-500 Hz, joint_commands and odom at 100 Hz (`--contact` adds the sim's 12 contact/forces topics at
+500 Hz, joint_commands and odom at 100 Hz (`--contact` adds the sim's contact/forces (12 links per message) at
 100 Hz and ground_truth/odom), then times, in the same run and on the same bag:
 * bare: a rosbags AnyReader pass over every message, raw bytes only (the floor of any reader);
 * decode: the same pass with rosbags' deserialize on every message;
@@ -64,7 +64,7 @@ def report_s(bag: Path, out: Path) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--minutes', type=float, default=10.0, help='bag length [min] (default 10)')
-    parser.add_argument('--contact', action='store_true', help='add 12 contact/forces topics and ground_truth/odom')
+    parser.add_argument('--contact', action='store_true', help='add contact/forces (12 links per message) and ground_truth/odom')
     parser.add_argument('--keep', type=Path, help='write the bag and report here and keep them')
     parser.add_argument('--target-s', type=float, default=30.0, help='report wall-time target [s]')
     args = parser.parse_args()
@@ -83,7 +83,7 @@ def main() -> int:
         bag = write_bag(work / 'bench_bag', run)
         size_mb = sum(p.stat().st_size for p in bag.iterdir()) / 1e6
         print(f'bag: {args.minutes:g} min, joint_states 500 Hz, joint_commands + odom 100 Hz'
-              f"{', contact/forces 12 x 100 Hz, ground_truth/odom' if args.contact else ''}; {size_mb:.0f} MB, "
+              f"{', contact/forces 100 Hz x 12 links, ground_truth/odom' if args.contact else ''}; {size_mb:.0f} MB, "
               f'written in {time.perf_counter() - begin:.1f} s')
         bare, count = bare_read_s(bag, decode=False)
         decode, _ = bare_read_s(bag, decode=True)

@@ -3,7 +3,7 @@ says why it is absent (a topic the bag lacks), so the report never fails on a mi
 
 Identification (overridable with --label BAG=CLASS:GAIT on the command line):
 - class: custom_data `cobra.class`, else `sim` when the bag has a sim-only topic
-  (ground_truth/odom, contact/forces/*, /clock, or a `terrain` diagnostics entry), else `robot`;
+  (ground_truth/odom, contact/forces, /clock, or a `terrain` diagnostics entry), else `robot`;
   with class_by='terrain': custom_data `cobra.terrain`, else the sim's `terrain` diagnostics
   value (+ `slope_deg` when non-zero), else `unknown`.
 - gait: custom_data `cobra.gait.gait` (with the `cobra.gait.*` parameters), else a signature of
@@ -185,7 +185,7 @@ def total_contact_force(bag: BagData, rate_hz: float = 100.0) -> tuple[np.ndarra
 
 def _contact(result: BagAnalysis) -> None:
     if not result.bag.contact_forces:
-        result.absent['contact'] = 'no contact/forces/<link> topics (recorded by the sim only)'
+        result.absent['contact'] = 'no contact/forces topic (recorded by the sim only)'
     elif result.cycles is None or not result.cycles.steady.any():
         result.absent['contact'] = 'no steady gait cycles to fold the forces on (see the gait line)'
     else:

@@ -22,26 +22,28 @@ from typing import Any
 import numpy as np
 import yaml
 from rosbags.highlevel import AnyReader
-from rosbags.typesys import Stores, get_typestore
 
 from cobra_analysis import cdr_bulk
 from cobra_common.heightmap_cloud import HeightmapCloudError, cloud_points
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES, cobra_typestore
 
 JOINT_STATES = 'joint_states'
 JOINT_COMMANDS = 'joint_commands'
 ODOM = 'odom'
 TRUTH_ODOM = 'ground_truth/odom'
-CONTACT_PREFIX = 'contact/forces'
+CONTACT_PREFIX = 'contact/forces'  # older bags (and the sim's contact_forces_per_link): one WrenchStamped topic per link
+CONTACT_ALL = CONTACT_FORCES_TOPIC   # the sim's every-link cobra_interfaces/ContactWrenches
+_CONTACT_ALL_KIND = 'contact/forces (every link)'  # its kind key: the topic name is CONTACT_PREFIX's too
 HEIGHTMAP = 'terrain/heightmap'
 LATCH_STATE = 'latch/state'
 TUMBLE_STATE = 'tumble/state'
 DIAGNOSTICS = 'diagnostics'
 CLOCK = 'clock'
-READ_TOPICS = ('joint_commands', 'joint_states', 'odom', 'ground_truth/odom', 'contact/forces/<link>',
+READ_TOPICS = ('joint_commands', 'joint_states', 'odom', 'ground_truth/odom', 'contact/forces',
                'terrain/heightmap', 'latch/state', 'tumble/state')
 CUSTOM_DATA_PREFIX = 'cobra.'  # metadata.yaml custom_data keys this report reads (see README)
-_TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
-_BULK_KINDS = (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, CONTACT_PREFIX)
+_TYPESTORE = cobra_typestore()  # for bags without definitions; ours carry them
+_BULK_KINDS = (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, CONTACT_PREFIX, _CONTACT_ALL_KIND)
 _DIAGNOSTIC_KEYS = ('terrain', 'terrain_file', 'robot', 'gait', 'slope_deg')
 
 
@@ -75,7 +77,8 @@ class PoseSeries:
 
 @dataclass
 class WrenchSeries:
-    """geometry_msgs/WrenchStamped of one link: environment force on it, in the link's axes."""
+    """The environment's force on one link, in the link's axes (from contact/forces or an older
+    bag's contact/forces/<link>); `link` without the sim's frame prefix."""
     link: str
     times_s: np.ndarray
     force_n: np.ndarray  # (N, 3)
@@ -207,6 +210,36 @@ def _wrench_reference(message: Any) -> dict[str, np.ndarray]:
     return {'wrench': np.array([force.x, force.y, force.z, torque.x, torque.y, torque.z])}
 
 
+def _contact_wrenches_reference(message: Any) -> dict[str, np.ndarray]:
+    return {'wrenches': np.array([[w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z]
+                                  for w in message.wrenches]).reshape(-1)}
+
+
+def _link_name(frame: str) -> str:
+    """'cobra/link_3' -> 'link_3': the sim prefixes its link names with frame_prefix."""
+    return frame.rsplit('/', 1)[-1]
+
+
+class _ContactAccumulator:
+    """Per-link force rows from either contact format, merged in time order."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+
+    def add(self, link: str, stamps_s: np.ndarray, force_n: np.ndarray) -> None:
+        times, forces = self.rows.setdefault(link, ([], []))
+        times.append(stamps_s)
+        forces.append(force_n.reshape(-1, 3))
+
+    def series(self) -> dict[str, WrenchSeries]:
+        contact = {}
+        for link, (times, forces) in self.rows.items():
+            stamps = np.concatenate(times)
+            order = np.argsort(stamps, kind='stable')
+            contact[link] = WrenchSeries(link, stamps[order], np.concatenate(forces)[order])
+        return contact
+
+
 def _decode_rows(raws: list[bytes], msgtype: str, deserialize: Callable[[bytes, str], Any],
                  layout_of: Callable[[bytes], cdr_bulk.Layout],
                  reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[list[cdr_bulk.BulkResult], list[Any]]:
@@ -331,7 +364,9 @@ def _read(bag: Path) -> BagData:
                     wanted[connection.id] = name
                     break
             else:
-                if contact_link(topic) is not None and connection.msgtype == 'geometry_msgs/msg/WrenchStamped':
+                if matches(topic, CONTACT_ALL) and connection.msgtype == CONTACT_WRENCHES:
+                    wanted[connection.id] = _CONTACT_ALL_KIND
+                elif contact_link(topic) is not None and connection.msgtype == 'geometry_msgs/msg/WrenchStamped':
                     wanted[connection.id] = CONTACT_PREFIX
         raws: dict[int, list[bytes]] = {}  # high-rate topics: decoded in bulk after the pass
         heightmap = _HeightmapAccumulator(bag)
@@ -361,7 +396,7 @@ def _read(bag: Path) -> BagData:
         has_clock = any(matches(c.topic, CLOCK) for c in connections)
         states, commands = _JointAccumulator(), _JointAccumulator()
         odometry: dict[str, tuple[str, list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
-        contact: dict[str, WrenchSeries] = {}
+        contact = _ContactAccumulator()
         for connection in chosen:
             kind, rows = wanted[connection.id], raws.get(connection.id)
             if not rows:
@@ -388,8 +423,18 @@ def _read(bag: Path) -> BagData:
                 results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
                                                 cdr_bulk.wrench_layout, _wrench_reference)
                 stamps, wrench = _vector_rows(results, singles, 'wrench', _wrench_reference)
-                link = contact_link(connection.topic) or connection.topic
-                contact[link] = WrenchSeries(link, stamps, wrench[:, :3])
+                contact.add(contact_link(connection.topic) or connection.topic, stamps, wrench[:, :3])
+            elif kind == _CONTACT_ALL_KIND:
+                results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
+                                                cdr_bulk.contact_wrenches_layout, _contact_wrenches_reference)
+                blocks = [(reader.deserialize(r.template, connection.msgtype).link_names, r.stamps_s,
+                           r.values['wrenches']) for r in results]
+                blocks += [(m.link_names, np.array([_stamp_s(m.header.stamp)]),
+                            _contact_wrenches_reference(m)['wrenches'][None]) for m in singles]
+                for names, stamps, wrenches in blocks:
+                    per_link = wrenches.reshape(len(stamps), len(names), 6)
+                    for index, name in enumerate(names):
+                        contact.add(_link_name(name), stamps, per_link[:, index, :3])
 
     def pose_of(kind: str) -> PoseSeries | None:
         if kind not in odometry:
@@ -415,7 +460,7 @@ def _read(bag: Path) -> BagData:
         message_counts=counts, custom_data=read_custom_data(bag),
         joint_states=states.series(), joint_commands=commands.series(),
         head=truth_series or odom_series, odom=odom_series if truth_series is not None else None,
-        contact_forces=contact, heightmap=heightmap.result(),
+        contact_forces=contact.series(), heightmap=heightmap.result(),
         latch_state=event_series(LATCH_STATE), tumble_state=event_series(TUMBLE_STATE),
         diagnostics=diagnostics, has_clock=has_clock)
 

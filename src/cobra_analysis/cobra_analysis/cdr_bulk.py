@@ -1,4 +1,5 @@
-"""Bulk decoding of the high-rate message types (JointState, Odometry, WrenchStamped) with numpy.
+"""Bulk decoding of the high-rate message types (JointState, Odometry, WrenchStamped,
+ContactWrenches) with numpy.
 
 rosbags' deserialize costs ~10 µs a message: 3.5 s for the 300 000 joint states of a 10-minute
 bag. But a topic's messages almost always share one byte layout (same frame ids, same joint
@@ -79,6 +80,16 @@ def wrench_layout(raw: bytes) -> Layout:
     cursor = _Cursor(raw)
     cursor.header()
     return Layout({'wrench': cursor.doubles(6)})
+
+
+def contact_wrenches_layout(raw: bytes) -> Layout:
+    """cobra_interfaces/ContactWrenches: header, link names, then the wrenches as one block of
+    6 float64 per link (force xyz, torque xyz)."""
+    cursor = _Cursor(raw)
+    cursor.header()
+    for _ in range(cursor.uint32()):
+        cursor.string()
+    return Layout({'wrenches': cursor.doubles(6 * cursor.uint32())})
 
 
 @dataclass

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
 
-TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+from cobra_common.interface_types import cobra_typestore
+
+TYPESTORE = cobra_typestore()
 _T = TYPESTORE.types
 COBRA_JOINTS = tuple(f'joint_{i}' for i in range(1, 12))
 TSNAKE_JOINTS = tuple(f'm{i}_{kind}' for i in range(1, 7) for kind in ('dorsal', 'twist', 'lateral'))
@@ -48,6 +49,7 @@ class SyntheticRun:
     namespace: str = ''
     contact_links: tuple[str, ...] = ()
     contact_rate_hz: float = 100.0
+    contact_per_link_topics: bool = False  # True: contact/forces/<link> WrenchStamped (older bags)
     mass_kg: float = 6.0
     heightmap: bool = False
     heightmap_max_sinkage_m: float = 0.02
@@ -179,15 +181,24 @@ def write_bag(path: str | Path, run: SyntheticRun) -> Path:
                                                             vel, angular))
     contact_t = np.arange(0.0, run.duration_s, 1.0 / run.contact_rate_hz)
     weight_share_n = run.mass_kg * GRAVITY_M_S2 / max(1, len(run.contact_links))
+    link_forces = []
     for link_index, link in enumerate(run.contact_links):
         # in contact while sin(...) > -0.5: 2/3 of every cycle; force 1 +/- 0.5 times its weight share
         wave = np.sin(2 * np.pi * run.frequency_hz * (contact_t - run.gait_start_s) - link_index * run.phase_step_rad)
-        force = np.where(wave > -0.5, weight_share_n * (1.0 + 0.5 * wave), 0.0)
-        for t, f in zip(contact_t, force):
-            add(t, f'contact/forces/{link}', 'geometry_msgs/msg/WrenchStamped',
-                _T['geometry_msgs/msg/WrenchStamped'](_header(run.start_time_s + t, link),
-                                                      _T['geometry_msgs/msg/Wrench'](_vector(0.0, 0.0, float(f)),
-                                                                                     _vector(0.0, 0.0, 0.0))))
+        link_forces.append(np.where(wave > -0.5, weight_share_n * (1.0 + 0.5 * wave), 0.0))
+
+    def wrench(force_n: float) -> object:
+        return _T['geometry_msgs/msg/Wrench'](_vector(0.0, 0.0, float(force_n)), _vector(0.0, 0.0, 0.0))
+    for index, t in enumerate(contact_t if run.contact_links else []):
+        if run.contact_per_link_topics:
+            for link, force in zip(run.contact_links, link_forces):
+                add(t, f'contact/forces/{link}', 'geometry_msgs/msg/WrenchStamped',
+                    _T['geometry_msgs/msg/WrenchStamped'](_header(run.start_time_s + t, link), wrench(force[index])))
+        else:  # as the sim publishes: every link in one message
+            add(t, 'contact/forces', 'cobra_interfaces/msg/ContactWrenches',
+                _T['cobra_interfaces/msg/ContactWrenches'](
+                    _header(run.start_time_s + t, ''), list(run.contact_links),
+                    [wrench(force[index]) for force in link_forces]))
     if run.heightmap:
         fields = [_T['sensor_msgs/msg/PointField'](name, 4 * i, 7, 1)
                   for i, name in enumerate(('x', 'y', 'z', 'sinkage', 'pressure'))]

@@ -48,3 +48,20 @@ def test_a_cloud_without_the_sinkage_field_names_the_bag():
     message.fields = message.fields[:3]
     with pytest.raises(BagError, match=r'^run_9: terrain/heightmap: point cloud lacks field\(s\) sinkage, pressure'):
         _HeightmapAccumulator(Path('run_9')).add(message)
+
+
+def test_contact_forces_read_alike_from_contact_wrenches_and_from_per_link_topics(tmp_path):
+    """The sim's all-links message and an older bag's per-link topics give the same series."""
+    from cobra_analysis.bag_reader import read_bag
+    from cobra_analysis.synthetic import COBRA_LINKS, SyntheticRun, write_bag
+    bags = {per_link: read_bag(write_bag(tmp_path / f'per_link_{per_link}', SyntheticRun(
+                duration_s=3.0, contact_links=COBRA_LINKS, contact_per_link_topics=per_link)))
+            for per_link in (False, True)}
+    assert '/contact/forces' in bags[False].message_counts and '/contact/forces' not in bags[True].message_counts
+    combined, per_link = bags[False].contact_forces, bags[True].contact_forces
+    assert list(combined) == list(per_link) == list(COBRA_LINKS)
+    for link in COBRA_LINKS:
+        assert len(combined[link].times_s) == 300
+        np.testing.assert_array_equal(combined[link].times_s, per_link[link].times_s)
+        np.testing.assert_array_equal(combined[link].force_n, per_link[link].force_n)
+    assert combined['link_5'].force_n[:, 2].max() > 1.0

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from cobra_analysis import cdr_bulk
-from cobra_analysis.bag_reader import _joint_reference, _odometry_reference, _wrench_reference
+from cobra_analysis.bag_reader import (_contact_wrenches_reference, _joint_reference, _odometry_reference,
+                                       _wrench_reference)
 from cobra_analysis.synthetic import TYPESTORE
 
 T = TYPESTORE.types
@@ -77,6 +78,27 @@ def test_odometry_and_wrench():
     [result], leftover = decode(raws, WRENCH, cdr_bulk.wrench_layout, _wrench_reference)
     assert leftover == [5]
     np.testing.assert_array_equal(result.values['wrench'][:, :3], [[seq, 0.5, 9.8] for seq in range(5)])
+
+
+def test_contact_wrenches_of_every_link():
+    kind = 'cobra_interfaces/msg/ContactWrenches'
+    vector = T['geometry_msgs/msg/Vector3']
+
+    def contacts(seq: int, links: list[str]) -> bytes:
+        wrenches = [T['geometry_msgs/msg/Wrench'](vector(seq, index, 9.8), vector(0.0, -index, seq))
+                    for index in range(len(links))]
+        return bytes(TYPESTORE.serialize_cdr(T[kind](header(seq, ''), links, wrenches), kind))
+
+    links = ['base_link'] + [f'link_{i}' for i in range(1, 12)]
+    raws = [contacts(seq, links) for seq in range(8)]
+    raws[3] = contacts(3, links[:-1] + ['link_99'])  # same length, another name: left over
+    [result], leftover = decode(raws, kind, cdr_bulk.contact_wrenches_layout, _contact_wrenches_reference)
+    assert leftover == [3] and result.values['wrenches'].shape == (7, 6 * len(links))
+    for row, index in enumerate(result.rows):
+        expected = _contact_wrenches_reference(TYPESTORE.deserialize_cdr(raws[index], kind))['wrenches']
+        np.testing.assert_array_equal(result.values['wrenches'][row], expected)
+    row_of_5 = result.rows.tolist().index(5)
+    assert result.values['wrenches'][row_of_5].reshape(-1, 6)[2].tolist() == [5.0, 2.0, 9.8, 0.0, -2.0, 5.0]
 
 
 def test_big_endian_and_garbage_are_left_over():

@@ -97,7 +97,7 @@ def test_robot_bag_class_frequency_and_absent_sections(sim_robot_report):
     assert robot['locomotion']['stride_per_cycle_m'] == pytest.approx([0.1] * 5, abs=1e-3)
     assert robot['contact'] is None and robot['sinkage'] is None
     page = (out / 'index.html').read_text()
-    assert 'Not in this report: no contact/forces/&lt;link&gt; topics' in page
+    assert 'Not in this report: no contact/forces topic' in page
     assert 'Not in this report: no terrain/heightmap topic' in page
 
 
