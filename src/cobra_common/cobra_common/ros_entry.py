@@ -68,8 +68,12 @@ def stamp_seconds(stamp: TimeMsg) -> float:
 
 def describe(description: str, *, read_only: bool = False,
              float_range: tuple[float, float] | None = None,
-             int_range: tuple[int, int] | None = None) -> ParameterDescriptor:
+             int_range: tuple[int, int] | None = None, allowed: str = '') -> ParameterDescriptor:
+    """allowed: the accepted values in words where the range cannot say it (an open end:
+    '0 <= slope_deg < 90'); error messages then state it instead of the range."""
     descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    if allowed:
+        descriptor.additional_constraints = allowed
     if float_range is not None:
         descriptor.floating_point_range = [
             FloatingPointRange(from_value=float(float_range[0]), to_value=float(float_range[1]))]
@@ -80,6 +84,8 @@ def describe(description: str, *, read_only: bool = False,
 
 def range_text(descriptor: ParameterDescriptor) -> str:
     """The allowed values a descriptor states, for error messages ('' when it states none)."""
+    if descriptor.additional_constraints and (descriptor.floating_point_range or descriptor.integer_range):
+        return descriptor.additional_constraints
     if descriptor.floating_point_range:
         bounds = descriptor.floating_point_range[0]
         return f'[{bounds.from_value:g}, {bounds.to_value:g}]'

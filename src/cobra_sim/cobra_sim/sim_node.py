@@ -76,7 +76,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
         'slope_deg': (0.0, describe(
             'tilt of the rigid ground [deg], descending along world +x (the head points downhill at '
             'start); 0 <= slope_deg < 90; only terrain:=rigid can be sloped (thesis §28 tumbling: 24)',
-            read_only=True, float_range=(0.0, 90.0))),
+            read_only=True, float_range=(0.0, 90.0), allowed='0 <= slope_deg < 90')),
         'latch_capture_distance_m': (0.03, describe(
             'latch/set true engages (welds head to tail as they are) only when head_latch_link and '
             'tail_latch_link are at most this far apart [m]', float_range=(0.001, 0.5))),
