@@ -46,9 +46,12 @@ def request_value(type_name: str, words: list[str], service: str) -> bool | None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog='python -m cobra_bringup.call', description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('service', help='service name, e.g. tumble/start (relative names resolve in --namespace)')
-    parser.add_argument('value', nargs='*', help='true | false for a SetBool service')
+    # optional: a Trigger takes none ('*' without a default made argparse call it required)
+    parser.add_argument('value', nargs='?', default=None,
+                        help='true | false for a SetBool service; none for a Trigger service')
     parser.add_argument('--namespace', default='', help="the run's namespace:= (default: none)")
     parser.add_argument('--timeout', type=float, default=5.0, help='seconds to wait for the service and its answer')
     options = parser.parse_args(argv)
@@ -73,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         type_name = SERVICE_TYPES.get(types[0])
         if type_name is None:
             raise StartupError(f'{service} has type {types[0]}: only std_srvs Trigger and SetBool are supported')
-        value = request_value(type_name, options.value, options.service)
+        value = request_value(type_name, [] if options.value is None else [options.value], options.service)
         client = node.create_client(Trigger if type_name == 'Trigger' else SetBool, service)
         if not client.wait_for_service(timeout_sec=max(deadline - time.monotonic(), 0.1)):
             raise StartupError(f'{service} did not become ready within {options.timeout:g} s')

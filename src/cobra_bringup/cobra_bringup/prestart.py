@@ -115,12 +115,20 @@ def _declare_on_bare_node(spec: NodeSpec, ros_arguments: list[str], context: Any
         node.destroy_node()
 
 
+def launch_argument_hint(spec: NodeSpec, message: str) -> str:
+    """The launch argument behind the parameter the message is about: of the node parameters that
+    came from a launch argument, the one named first ('terrain_file for terrain:=scm: ...' is
+    about terrain_file:=, not terrain:=); '' when none."""
+    found = [(match.start(), argument) for parameter, argument in spec.arguments.items()
+             for match in [re.search(rf'(?<![\w.]){re.escape(parameter)}(?!\w)', message)] if match]
+    return f'{min(found)[1]}:=' if found else ''
+
+
 def _bringup_error(spec: NodeSpec, error: Exception, where: str = '') -> BringupError:
     message = str(error)
     message = message if message.startswith(f'{spec.name}:') else f'{spec.name}: {message}'
-    hints = [f'{argument}:=' for parameter, argument in spec.arguments.items()
-             if f"parameter '{parameter}'" in message or f'{parameter}:=' in message]
-    return BringupError(message + where + (f' (set by the launch argument {hints[0]})' if hints else ''))
+    hint = launch_argument_hint(spec, message.removeprefix(f'{spec.name}:'))
+    return BringupError(message + where + (f' (set by the launch argument {hint})' if hint else ''))
 
 
 def _declared_values(spec: NodeSpec, namespace: str, context: Any

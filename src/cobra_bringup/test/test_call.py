@@ -71,3 +71,14 @@ def test_bad_calls_exit_2_with_one_message_and_call_nothing(ros_env, served, wor
     assert result.returncode == 2
     assert result.stderr.startswith('error: ') and message in result.stderr, result.stderr
     assert served == []
+
+
+def test_only_the_service_is_required(capsys):
+    """argparse called `value` required (nargs='*' without a default); a Trigger takes none."""
+    from cobra_bringup.call import main
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert 'the following arguments are required: service\n' in error, error
+    assert error.startswith('usage: python -m cobra_bringup.call ') and '[value]' in error, error

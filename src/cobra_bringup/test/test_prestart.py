@@ -151,3 +151,22 @@ def test_a_section_that_reaches_no_node_of_the_run_is_refused(tmp_path, any_name
 def test_sections_that_reach_a_node_or_another_modes_node_are_accepted(tmp_path, any_namespace_config, key):
     _validate('use_sim:=true', 'namespace:=cobra', 'record:=false', config_dir=any_namespace_config,
               *[_params_file(tmp_path, f'{key}:\n  ros__parameters:\n    use_sim_time: true\n')])
+
+
+@pytest.mark.parametrize('words, hint', [
+    (('terrain:=scm', 'terrain_file:={missing}'), 'terrain_file:='),  # was terrain:=
+    (('terrain:=scm', 'slope_deg:=5'), 'slope_deg:='),
+    (('slope_deg:=90',), 'slope_deg:='),
+])
+def test_the_hint_names_the_launch_argument_that_set_the_refused_value(tmp_path, words, hint):
+    words = tuple(word.format(missing=tmp_path / 'no_such_soil.yaml') for word in words)
+    with pytest.raises(BringupError) as error:
+        _validate('use_sim:=true', 'record:=false', *words)
+    assert str(error.value).endswith(f'(set by the launch argument {hint})'), str(error.value)
+
+
+@pytest.mark.parametrize('slope', ['90', '91'])
+def test_slope_deg_names_one_allowed_range_for_90_and_above(slope):
+    with pytest.raises(BringupError) as error:
+        _validate('use_sim:=true', 'record:=false', f'slope_deg:={slope}')
+    assert '0 <= slope_deg < 90' in str(error.value) and '[0, 90]' not in str(error.value), str(error.value)
