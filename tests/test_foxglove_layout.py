@@ -27,7 +27,7 @@ def panels_in(tree: object) -> Iterator[str]:
 
 
 def topic_of(message_path: str) -> str:
-    """'/contact/forces/link_2.wrench.force.z' -> '/contact/forces/link_2'."""
+    """'/contact/forces.wrenches[2].force.z' -> '/contact/forces'."""
     return message_path.split('.', 1)[0]
 
 
@@ -56,3 +56,17 @@ def test_every_topic_it_shows_is_one_the_logger_records_or_the_state_publisher_l
         for path in config.get('paths', []):
             stamped = not path['value'].startswith(('/latch/state', '/tumble/state'))
             assert path['timestampMethod'] == ('headerStamp' if stamped else 'receiveTime'), path
+
+
+def test_each_contact_series_indexes_the_link_its_label_names():
+    """contact/forces holds every link in one message: wrenches[i] belongs to link_names[i]. The
+    sim's order (pinned by src/cobra_sim/test/test_sim_node.py): base_link (the head, merged with
+    head_link by MuJoCo), then link_1 ... link_11."""
+    import re
+    links = ['base_link'] + [f'link_{i}' for i in range(1, 12)]
+    paths = json.loads(LAYOUT.read_text())['configById']['Plot!contact']['paths']
+    assert len(paths) >= 6
+    for path in paths:
+        match = re.fullmatch(r'/contact/forces\.wrenches\[(\d+)\]\.force\.z', path['value'])
+        assert match, path['value']
+        assert links[int(match.group(1))] == path['label'], path
