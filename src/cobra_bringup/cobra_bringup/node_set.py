@@ -196,8 +196,65 @@ def check_robot_and_gait(robot: str, gait: str, use_sim: bool, slope_deg: float)
         raise BringupError(f'slope_deg:={slope_deg:g} tilts the simulated ground: it needs use_sim:=true')
 
 
+# arguments only the robot's nodes read: a DEM run (the scenario's body alone) ignores them
+ROBOT_ONLY_ARGUMENTS = ('robot', 'gait', 'lts_preset', 'csv_file', 'direction', 'real_time_factor', 'lockstep')
+# arguments only the simulation reads (slope_deg and terrain:=dem have their own messages)
+SIM_ONLY_ARGUMENTS = ('terrain', 'terrain_file', 'duration', 'real_time_factor', 'lockstep')
+NUMERIC_ARGUMENTS = ('duration', 'real_time_factor', 'slope_deg')
+
+
+def _differs(name: str, value: str, default: str) -> bool:
+    """Whether an argument's value is not its default ('1' and '1.0' are one number)."""
+    if name in NUMERIC_ARGUMENTS:
+        try:
+            return float(value) != float(default)
+        except ValueError:
+            return True
+    return value != default
+
+
+def check_meaningful(arguments: dict[str, str], launch_file: str = LAUNCH_FILES[0]) -> None:
+    """Refuses a setting that no node of this bringup would read (it would be ignored silently):
+    robot or gait arguments with terrain:=dem, simulation arguments on the real robot, an LTS
+    preset without gait:=lts, a CSV without gait:=csv."""
+    base = {argument.name: argument.default for argument in LAUNCH_ARGUMENTS}
+    launch_defaults = LAUNCH_DEFAULTS.get(launch_file, {})
+    use_sim = _boolean('use_sim', arguments['use_sim'])
+    gait = arguments['gait']
+
+    def setting(name: str) -> str:
+        origin = f" ({launch_file}'s default)" if launch_defaults.get(name) == arguments[name] else ''
+        return f'{name}:={arguments[name]}{origin}'
+
+    if arguments['terrain'] == DEM_TERRAIN:
+        if not use_sim:
+            raise BringupError('terrain:=dem is a simulated terrain: add use_sim:=true')
+        ignored = [setting(name) for name in ROBOT_ONLY_ARGUMENTS if _differs(name, arguments[name], base[name])]
+        if ignored:
+            raise BringupError(f"terrain:=dem runs the DEM scenario's body alone (the thesis's wheel, or the COBRA "
+                               f"loop of config/dem/tumble_cobra.yaml), with no robot or gait, so {', '.join(ignored)} "
+                               f'would be ignored: drop {"it" if len(ignored) == 1 else "them"} '
+                               f'(sidewind.launch.py use_sim:=true terrain:=dem), or choose a robot terrain: '
+                               f"{', '.join(t for t in TERRAINS if t != DEM_TERRAIN)}")
+        return
+    if not use_sim:
+        defaults = {name: launch_defaults.get(name, base[name]) for name in base}
+        ignored = [setting(name) for name in SIM_ONLY_ARGUMENTS if _differs(name, arguments[name], defaults[name])]
+        if ignored:
+            raise BringupError(f"{', '.join(ignored)} {'sets' if len(ignored) == 1 else 'set'} the simulation, "
+                               'and use_sim:=false runs the real robot: add use_sim:=true, or drop '
+                               f'{"it" if len(ignored) == 1 else "them"}')
+    if gait != LTS_GAIT and _differs('lts_preset', arguments['lts_preset'], base['lts_preset']):
+        raise BringupError(f"lts_preset:={arguments['lts_preset']} chooses an LTS gait, but gait:={gait}: "
+                           f'add gait:=lts (robot:=tsnake; or lts.launch.py), or drop lts_preset')
+    if gait != CSV_GAIT and arguments['csv_file']:
+        raise BringupError(f"csv_file:={arguments['csv_file']} is replayed by gait:=csv, but gait:={gait}: "
+                           'add gait:=csv, or drop csv_file')
+
+
 def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAUNCH_FILES[0]) -> list[NodeSpec]:
     """The nodes of this bringup, after checking every argument and file they depend on."""
+    check_meaningful(arguments, launch_file)
     use_sim = _boolean('use_sim', arguments['use_sim'])
     record = _boolean('record', arguments['record'])
     duration = _number('duration', arguments['duration'])
@@ -248,8 +305,6 @@ def _dem_node(use_sim: bool, duration: float, slope_deg: float, record: bool,
               terrain_file: dict[str, str]) -> NodeSpec:
     """terrain:=dem: the DEM scenario in ROS mode (dem_node), alone with the logger: its body is the
     thesis's rigid wheel, so there is no robot, gait, state publisher or path forecast."""
-    if not use_sim:
-        raise BringupError('terrain:=dem is a simulated terrain: add use_sim:=true')
     parameters: dict[str, object] = {'use_sim_time': True, 'duration_s': duration,
                                      'wait_for_peers_s': PEER_WAIT_S if record else 0.0, **frame_prefix}
     if terrain_file:

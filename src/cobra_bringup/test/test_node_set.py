@@ -394,3 +394,36 @@ def test_dem_terrain_runs_the_dem_node_alone_with_the_logger(tmp_path):
 def test_dem_terrain_without_the_simulation_is_refused():
     with pytest.raises(BringupError, match='terrain:=dem is a simulated terrain: add use_sim:=true'):
         _nodes('terrain:=dem')
+
+
+# --- combinations that mean nothing ------------------------------------------------------------
+
+@pytest.mark.parametrize('launch_file, words, message', [
+    # accepted with exit 0 before: only the DEM wheel ran
+    ('sidewind.launch.py', ('use_sim:=true', 'robot:=tsnake', 'gait:=lts', 'terrain:=dem'),
+     "terrain:=dem runs the DEM scenario's body alone"),
+    ('sidewind.launch.py', ('use_sim:=true', 'terrain:=dem', 'real_time_factor:=0'), 'real_time_factor:=0 would be'),
+    ('lts.launch.py', ('terrain:=dem',), "robot:=tsnake (lts.launch.py's default), gait:=lts (lts.launch.py's "
+                                         'default) would be ignored'),
+    ('tumble.launch.py', ('terrain:=dem',), "gait:=tumble (tumble.launch.py's default) would be ignored"),
+    ('sidewind.launch.py', ('terrain:=scm',), 'terrain:=scm sets the simulation, and use_sim:=false runs the real '
+                                              'robot: add use_sim:=true'),
+    ('sidewind.launch.py', ('duration:=5', 'lockstep:=on'), 'duration:=5, lockstep:=on set the simulation'),
+    ('sidewind.launch.py', ('terrain_file:=soil.yaml',), 'terrain_file:=soil.yaml sets the simulation'),
+    ('sidewind.launch.py', ('use_sim:=true', 'lts_preset:=twisting'),
+     'lts_preset:=twisting chooses an LTS gait, but gait:=gait1'),
+    ('sidewind.launch.py', ('use_sim:=true', 'csv_file:=gait.csv'), 'csv_file:=gait.csv is replayed by gait:=csv'),
+])
+def test_a_setting_no_node_would_read_is_refused(launch_file, words, message):
+    with pytest.raises(BringupError) as error:
+        node_set(parse_arguments([*words, 'record:=false'], launch_file), CONFIG_DIR, launch_file)
+    assert message in str(error.value) and '\n' not in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize('launch_file, words', [
+    ('sidewind.launch.py', ('use_sim:=true', 'terrain:=dem', 'duration:=0.5', 'real_time_factor:=1.0')),
+    ('sidewind.launch.py', ('use_sim:=false', 'real_time_factor:=1', 'duration:=0')),  # the defaults, spelled out
+    ('lts.launch.py', ('lts_preset:=twisting', 'terrain:=scm')),
+])
+def test_settings_that_are_read_or_default_are_accepted(launch_file, words, full_config):
+    assert node_set(parse_arguments([*words, 'record:=false'], launch_file), full_config, launch_file)
