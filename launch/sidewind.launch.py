@@ -37,9 +37,11 @@ from launch.events import Shutdown
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
+from cobra_bringup.node_exit import exit_description
 from cobra_bringup.node_set import (LAUNCH_ARGUMENTS, BringupError, check_argument_names,
                                     check_arguments, launch_arguments, node_set)
 from cobra_bringup.prestart import validate_node_set
+from cobra_common.errors import STARTUP_ERROR_EXIT_CODE
 
 LAUNCH_FILE = Path(__file__).name  # sidewind.launch.py, lts.launch.py or tumble.launch.py
 EXIT_BAD_ARGUMENTS = 2
@@ -49,18 +51,25 @@ ESCALATION_SIGNALS = {-signal.SIGTERM: 'SIGTERM', -signal.SIGKILL: 'SIGKILL'}
 
 
 def on_node_exit(spec, event, context):
-    """A required node exited: finish the run (a finished simulation) or fail it, naming the node."""
+    """A required node exited: finish the run (a finished simulation) or fail it, naming the node.
+
+    A node that could not start (exit 2: no serial port, no camera) has printed its own error
+    line naming the fix; this names the node and points there. Every other node stops quietly
+    with exit 0 on launch's SIGINT, even while still importing (cobra_common.node_entry).
+    """
     code = event.returncode
+    what = f"node '{spec.name}' ({spec.package}/{spec.executable})"
     if context.is_shutdown:
         if code == 0:
             return None
+        if code == STARTUP_ERROR_EXIT_CODE:  # its start failed as the shutdown came
+            raise RuntimeError(f'required {what} {exit_description(code)}')
         how = (f'needed {ESCALATION_SIGNALS[code]} to stop' if code in ESCALATION_SIGNALS
                else f'exited with code {code} while stopping')
-        raise RuntimeError(f"node '{spec.name}' ({spec.package}/{spec.executable}) {how}")
+        raise RuntimeError(f'{what} {how}')
     if code == 0 and spec.ends_run:
         return [EmitEvent(event=Shutdown(reason=f'{spec.name} finished'))]
-    raise RuntimeError(f"required node '{spec.name}' ({spec.package}/{spec.executable}) exited with "
-                       f'code {code}: stopping all nodes')
+    raise RuntimeError(f'required {what} {exit_description(code)}: stopping all nodes')
 
 
 def checked_node_set(configurations, config_dir):

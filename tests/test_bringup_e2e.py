@@ -178,7 +178,7 @@ def test_hardware_mode_without_the_robot_is_a_clear_error_not_a_hang(start_runne
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 1
     assert "serial port '/dev/ttyCOBRA' not found" in output
-    assert 'exited with code' in output and 'stopping all nodes' in output
+    assert 'could not start' in output and 'stopping all nodes' in output
 
 
 def test_the_venv_python_runs_the_bringup_without_sourcing_the_workspace(ros_env, tmp_path):

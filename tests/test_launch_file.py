@@ -152,7 +152,10 @@ def test_a_finished_simulation_ends_the_launch_normally(launch_file):
 
 
 @pytest.mark.parametrize('spec, code, shutting_down, message', [
-    (SIM, 2, False, "required node 'sim_node' (cobra_sim/sim_node) exited with code 2"),
+    (SIM, 2, False, "required node 'sim_node' (cobra_sim/sim_node) could not start (exit code 2; its error line"),
+    (SIM, 1, False, "required node 'sim_node' (cobra_sim/sim_node) exited with code 1: stopping all nodes"),
+    (SIM, -signal.SIGSEGV, False, "required node 'sim_node' (cobra_sim/sim_node) was killed by SIGSEGV"),
+    (GAIT, 2, True, "required node 'gait_node' (cobra_gaits/gait_node) could not start (exit code 2"),
     (GAIT, 0, False, "required node 'gait_node' (cobra_gaits/gait_node) exited with code 0"),
     (GAIT, -signal.SIGKILL, True, "node 'gait_node' (cobra_gaits/gait_node) needed SIGKILL to stop"),
     (GAIT, -signal.SIGTERM, True, "node 'gait_node' (cobra_gaits/gait_node) needed SIGTERM to stop"),

@@ -21,7 +21,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'dem_node = cobra_dem.dem_node:main',
+            'dem_node = cobra_dem.entry_points:dem_node',
         ],
     },
 )

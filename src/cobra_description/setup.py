@@ -21,7 +21,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'state_publisher_node = cobra_description.state_publisher_node:main',
+            'state_publisher_node = cobra_description.entry_points:state_publisher_node',
         ],
     },
 )

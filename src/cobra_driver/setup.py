@@ -18,7 +18,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'driver_node = cobra_driver.driver_node:main',
+            'driver_node = cobra_driver.entry_points:driver_node',
             'servo_emulator = cobra_driver.emulator:main',
         ],
     },

@@ -18,9 +18,9 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'gait_node = cobra_gaits.gait_node:main',
+            'gait_node = cobra_gaits.entry_points:gait_node',
             'export_gait_csv = cobra_gaits.export_csv:main',
-            'path_forecast_node = cobra_gaits.path_forecast_node:main',
+            'path_forecast_node = cobra_gaits.entry_points:path_forecast_node',
         ],
     },
 )

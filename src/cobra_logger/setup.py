@@ -18,7 +18,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'logger_node = cobra_logger.logger_node:main',
+            'logger_node = cobra_logger.entry_points:logger_node',
             'recover_bag = cobra_logger.recover:main'
         ],
     },

@@ -18,7 +18,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'odometry_node = cobra_odometry.odometry_node:main',
+            'odometry_node = cobra_odometry.entry_points:odometry_node',
             'odom_accuracy = cobra_odometry.accuracy:main',
         ],
     },

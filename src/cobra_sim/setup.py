@@ -18,7 +18,7 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'sim_node = cobra_sim.sim_node:main',
+            'sim_node = cobra_sim.entry_points:sim_node',
         ],
     },
 )

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cobra_common.errors import STARTUP_ERROR_EXIT_CODE
 from cobra_common.ros_domain import DomainClaim, claim_domain_id
 from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT
 
+from cobra_bringup.node_exit import exit_description
 from cobra_bringup.node_set import (LAUNCH_DEFAULTS, LAUNCH_FILES, BringupError, NodeSpec,
                                     launch_arguments, node_set, parse_arguments)
 from cobra_bringup.prestart import format_parameter, node_ros_arguments, validate_node_set
@@ -83,6 +85,15 @@ def _restore_default_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _block_stop_signals_until_entry() -> None:
+    """For a node's installed entry point: SIGINT and SIGTERM blocked (the mask survives exec)
+    until cobra_common.node_entry has installed its handlers and unblocks them, so a stop sent in
+    the interpreter's first milliseconds waits there instead of raising in Python's startup."""
+    _restore_default_signals()
+    signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
+
+
+
 def simulation_environment() -> tuple[dict[str, str], DomainClaim | None]:
     """Simulation stays on loopback in its own ROS domain: the one in the environment if set,
     otherwise one claimed with the tests' file lock (held until the claim is released)."""
@@ -111,6 +122,9 @@ class Runner:
                  commands: list[list[str]] | None = None) -> None:
         self.commands = list(zip(specs, commands if commands is not None else
                                  [command_line(spec, namespace, log_level) for spec in specs]))
+        # the installed entry points unblock the stop signals themselves; other commands (tests'
+        # stand-ins) get them as a shell would give them
+        self.start_child = _restore_default_signals if commands is not None else _block_stop_signals_until_entry
         self.environment = environment
         self.stop_timeout_s = stop_timeout_s
         self.nodes: list[RunningNode] = []
@@ -132,7 +146,7 @@ class Runner:
                     break
                 print(f'[run] starting {spec.package}/{spec.executable} as {spec.name}', flush=True)
                 self.nodes.append(RunningNode(spec, subprocess.Popen(
-                    words, env=self.environment, preexec_fn=_restore_default_signals)))
+                    words, env=self.environment, preexec_fn=self.start_child)))
             code = self._supervise()
         finally:
             stop_code = self._stop_all()
@@ -152,8 +166,8 @@ class Runner:
                 if code == 0 and node.spec.ends_run:
                     print(f'[run] {node.spec.name} finished: stopping the other nodes', flush=True)
                     return 0
-                print(f"[run] required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
-                      f'exited with code {code}: stopping all nodes', file=sys.stderr, flush=True)
+                print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
+                      f'{exit_description(code)}: stopping all nodes', file=sys.stderr, flush=True)
                 node.reported = True
                 return EXIT_NODE_FAILED
             time.sleep(POLL_PERIOD_S)
@@ -192,9 +206,17 @@ class Runner:
         for node in self.nodes:
             if node.reported:
                 continue
-            if node.escalated:
+            if not node.signals_sent and node.process.returncode != 0:  # it ended before its stop signal
+                print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
+                      f'{exit_description(node.process.returncode)}', file=sys.stderr, flush=True)
+                failed = True
+            elif node.escalated:
                 print(f"[run] error: node '{node.spec.name}' needed {node.signals_sent[-1].name} to stop "
                       f'(exit code {node.process.returncode})', file=sys.stderr, flush=True)
+                failed = True
+            elif node.process.returncode == STARTUP_ERROR_EXIT_CODE:  # its start failed as the stop came
+                print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
+                      f'{exit_description(node.process.returncode)}', file=sys.stderr, flush=True)
                 failed = True
             elif node.process.returncode != 0:
                 print(f"[run] error: node '{node.spec.name}' exited with code {node.process.returncode} "

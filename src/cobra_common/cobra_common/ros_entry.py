@@ -10,20 +10,19 @@ Once a node is stopping, a repeated SIGINT (`ros2 launch` delivers Ctrl-C twice:
 terminal and forwarded) is ignored, so it can never land in the cleanup; SIGTERM then takes its
 default action (terminate at once), which is what a supervisor that escalates means by it.
 
+The handlers live in cobra_common.node_entry (stdlib only), which the console entry points run
+first, so that a stop during the node module's imports is quiet too.
+
 Startup errors: `StartupError` (one class for all nodes, exit code 2); `declare` turns rclpy's
 parameter exceptions into one naming the parameter, the value given and the allowed range.
 """
 
 from __future__ import annotations
 
-import faulthandler
 import math
-import os
-import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from types import FrameType
 from typing import Any
 
 import rclpy
@@ -36,6 +35,8 @@ from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 
 from cobra_common.errors import STARTUP_ERROR_EXIT_CODE, StartupError  # noqa: F401 (re-exported)
+from cobra_common.node_entry import (STOP, STOP_STACK_DUMP_ENV, STOP_STACK_DUMP_S,  # noqa: F401 (re-exported)
+                                     install_stop_handlers, shield_cleanup)
 
 SPIN_WAKE_PERIOD_S = 0.1  # longest wall time a signal waits for its Python handler while spinning
 
@@ -137,13 +138,7 @@ def declare(node: Node, specs: dict[str, tuple[Any, ParameterDescriptor]]) -> di
     return values
 
 
-class _StopState:
-    """Process-wide: has a stop signal come, and is the main thread inside spin_node."""
-    requested = False
-    deferred = False  # inside spin_node: let the running callback finish, then stop
-
-
-_stop = _StopState()
+_stop = STOP  # process-wide stop state, shared with the console entry points (node_entry)
 
 
 def stop_requested() -> bool:
@@ -162,41 +157,6 @@ def deferred_stop() -> Iterator[None]:
         _stop.deferred = previous
 
 
-def shield_cleanup() -> None:
-    """From now on SIGINT is ignored and SIGTERM terminates at once (no exception).
-
-    Called when stopping starts, so a second Ctrl-C never raises inside destroy_node or
-    try_shutdown (a traceback and a changed exit code) nor kills the process while the
-    interpreter finalizes (Python resets its own handlers to the default there, not SIG_IGN).
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-STOP_STACK_DUMP_ENV = 'COBRA_STOP_STACK_DUMP_S'
-STOP_STACK_DUMP_S = 8.0  # below the runner's 10 s before SIGTERM: a hung stop leaves its stacks in the log
-
-
-def _arm_stop_stack_dump() -> None:
-    """If the process is still alive STOP_STACK_DUMP_S after its stop signal, print every thread's
-    stack to stderr (faulthandler's watchdog thread: it works while the main thread is blocked in C),
-    so a node that does not stop says where it hangs. $COBRA_STOP_STACK_DUMP_S overrides (0 = off)."""
-    try:
-        delay_s = float(os.environ.get(STOP_STACK_DUMP_ENV, STOP_STACK_DUMP_S))
-    except ValueError:
-        delay_s = STOP_STACK_DUMP_S
-    if delay_s > 0.0:
-        faulthandler.dump_traceback_later(delay_s, exit=False)
-
-
-def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
-    shield_cleanup()  # first: a second signal can come while this one unwinds
-    _arm_stop_stack_dump()
-    _stop.requested = True
-    if not _stop.deferred:
-        raise KeyboardInterrupt
-
-
 def init_with_stop_signals(args: Sequence[str] | None) -> None:
     """rclpy.init where the first SIGINT or SIGTERM stops the node from the main thread.
 
@@ -209,9 +169,8 @@ def init_with_stop_signals(args: Sequence[str] | None) -> None:
     """
     rclpy.init(args=list(args) if args is not None else sys.argv,
                signal_handler_options=SignalHandlerOptions.NO)
-    _stop.requested = False
-    signal.signal(signal.SIGINT, _on_stop_signal)
-    signal.signal(signal.SIGTERM, _on_stop_signal)
+    _stop.requested = False  # a stop before this point raised KeyboardInterrupt or ended the import
+    install_stop_handlers()
 
 
 def spin_node(node: Node, executor: Executor | None = None,
@@ -245,17 +204,21 @@ def run_node(make_node: Callable[[], Node], args: Sequence[str] | None = None,
     """
     init_with_stop_signals(args)
     node = None
+    code = 0
     try:
-        node = make_node()
-        spin(node)
+        try:
+            node = make_node()
+            spin(node)
+        except StartupError as error:
+            _stop.deferred = True  # first (no call before it): a stop now cannot raise in the report
+            code = STARTUP_ERROR_EXIT_CODE
+            print(f'[ERROR] {error}', file=sys.stderr, flush=True)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except StartupError as error:
-        print(f'[ERROR] {error}', file=sys.stderr, flush=True)
-        return STARTUP_ERROR_EXIT_CODE
     finally:
+        _stop.deferred = True  # first: a stop signal during the cleanup is only recorded
         shield_cleanup()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+    return code

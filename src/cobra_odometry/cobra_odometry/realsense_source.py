@@ -33,6 +33,22 @@ class StreamSelectionError(RuntimeError):
     """The camera or recording does not offer the configured stream modes."""
 
 
+class RealSenseLibraryError(RuntimeError):
+    """pyrealsense2 is not installed or cannot load its native libraries (libusb)."""
+
+
+def import_pyrealsense2():  # -> the pyrealsense2 module (untyped C extension)
+    """pyrealsense2, or one RealSenseLibraryError that says what to install: without Debian's
+    libusb-1.0-0 its import fails with a bare ImportError deep in the node's start."""
+    try:
+        import pyrealsense2
+    except ImportError as error:
+        fix = ("install Debian's libusb-1.0-0 (apt-get install libusb-1.0-0)" if 'libusb' in str(error)
+               else 'install the pinned pyrealsense2 (requirements/robot.txt; scripts/setup.sh does)')
+        raise RealSenseLibraryError(f'pyrealsense2 cannot be loaded ({error}): {fix}') from None
+    return pyrealsense2
+
+
 @dataclass(frozen=True)
 class StreamConfig:
     gyro_fps: int = 200
@@ -97,7 +113,7 @@ class RealSenseSource:
 
     def open(self) -> str:
         """Find the device, open the configured streams and start delivering frames."""
-        import pyrealsense2 as rs
+        rs = import_pyrealsense2()
         context = rs.context()
         if is_recording(self.device):
             if not os.path.isfile(self.device):

@@ -1,0 +1,31 @@
+# Copyright 2018 Open Source Robotics Foundation, Inc.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""conditions Module."""
+
+from .evaluate_condition_expression_impl import evaluate_condition_expression
+from .if_condition import IfCondition
+from .invalid_condition_expression_error import InvalidConditionExpressionError
+from .launch_configuration_equals import LaunchConfigurationEquals
+from .launch_configuration_not_equals import LaunchConfigurationNotEquals
+from .unless_condition import UnlessCondition
+
+__all__ = [
+    'evaluate_condition_expression',
+    'IfCondition',
+    'InvalidConditionExpressionError',
+    'LaunchConfigurationEquals',
+    'LaunchConfigurationNotEquals',
+    'UnlessCondition',
+]

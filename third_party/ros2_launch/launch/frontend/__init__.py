@@ -1,0 +1,30 @@
+# Copyright 2019 Open Source Robotics Foundation, Inc.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Package for launch markup."""
+
+from . import type_utils
+from .entity import Entity
+from .expose import expose_action, expose_substitution
+from .parser import InvalidFrontendLaunchFileError, Parser
+
+
+__all__ = [
+    'Entity',
+    'InvalidFrontendLaunchFileError',
+    'Parser',
+    'expose_action',
+    'expose_substitution',
+    'type_utils',
+]
