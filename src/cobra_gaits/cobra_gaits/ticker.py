@@ -1,0 +1,154 @@
+"""The gait node's core: when to tick, what a tick commands, and which parameter values can run; no rclpy.
+
+A tick advances the gait source by the time since the last one (at most MAX_TICK_S: a paused
+sim or a suspended host must not jump the gait phase) and commands its positions, stamped with
+the tick time. The first command is held until the expected subscribers (the sim or driver, and
+the logger when recording) matched, at most `hold_timeout_s`: a late one would miss the start. A
+held tick is the newest boundary reached, which a lockstepped sim waits for exactly.
+
+The parameter rules are here too (cobra_gaits.gait_node declares what they judge): the tuning
+defaults come from the chosen sidewinding preset, the LTS overrides default to the LTS preset's own
+values and need gait:=lts, and a retune must keep a sidewinding gait within the joints' speed limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from cobra_common.errors import StartupError
+from cobra_common.peer_wait import PeerState, PeerWait
+from cobra_description.robot_model import Joint
+from cobra_gaits.gait_source import LTS_OVERRIDES, RETUNABLE, lts_gait_from_values
+from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
+from cobra_gaits.lts import LinearTwistParams, lts_preset
+from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, PRESET_FIELDS
+from cobra_gaits.sidewinding import DIRECTIONS, GaitError, SidewindingGenerator
+from cobra_gaits.sim_ticks import SimTicker
+from cobra_gaits.speed_limit import check_sidewinding_speed
+
+MAX_TICK_S = 0.1  # a longer gap (paused sim, suspended host) must not jump the gait phase
+
+
+class GaitSource(Protocol):
+    def advance(self, dt_s: float) -> None: ...
+
+    def positions(self) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Command:
+    """One joint_commands message: the positions [rad] of the node's joints at `stamp_ns`."""
+
+    stamp_ns: int
+    positions_rad: list[float]
+
+
+class GaitTicker:
+    """Ticks the source; holds the first tick until `command_subscribers` matched (or the timeout).
+
+    With `period_ns` (sim time) the ticks come from /clock values through `clock`; on wall time
+    the node calls `tick` from its timer. `now_s` is wall time [s] of any monotonic clock.
+    """
+
+    def __init__(self, source: GaitSource, command_subscribers: int, hold_timeout_s: float, now_s: float,
+                 period_ns: int | None = None) -> None:
+        self.source = source
+        self.command_subscribers = command_subscribers
+        self.hold_timeout_s = hold_timeout_s
+        self._hold = PeerWait.starting(now_s, hold_timeout_s) if command_subscribers > 0 else None
+        self.sim_ticker = SimTicker(period_ns) if period_ns is not None else None
+        self.last_tick_ns: int | None = None
+        self.held_tick_ns: int | None = None  # a tick not published yet: a subscriber is missing
+        self.warnings: list[str] = []         # for the node to log (and clear)
+
+    def clock(self, stamp_ns: int | None, matched: Callable[[], int], now_s: float) -> Command | None:
+        """A /clock value (None: unreadable); the command when a tick is due and may go out."""
+        if stamp_ns is None or (tick_ns := self.sim_ticker.clock(stamp_ns)) is None:
+            return None
+        return self.tick(tick_ns, matched, now_s)
+
+    def tick(self, now_ns: int, matched: Callable[[], int], now_s: float) -> Command | None:
+        if not self._subscribers_matched(matched, now_s):
+            self.held_tick_ns = now_ns  # newest boundary: a lockstepped sim waits for exactly it
+            return None
+        if self.last_tick_ns is not None:
+            dt_s = (now_ns - self.last_tick_ns) * 1e-9
+            self.source.advance(min(max(dt_s, 0.0), MAX_TICK_S))
+        self.last_tick_ns = now_ns
+        return Command(now_ns, self.source.positions().tolist())
+
+    def release_held(self, matched: Callable[[], int], now_s: float) -> Command | None:
+        """The tick held back for a missing subscriber, once it matched (or the hold timed out)."""
+        if self.held_tick_ns is None or not self._subscribers_matched(matched, now_s):
+            return None
+        held, self.held_tick_ns = self.held_tick_ns, None
+        return self.tick(held, matched, now_s)
+
+    def _subscribers_matched(self, matched: Callable[[], int], now_s: float) -> bool:
+        """Until the expected consumers matched (DDS-level), a late one would miss the start."""
+        if self._hold is None or not self._hold.waiting:
+            return True
+        count = matched()
+        state = self._hold.poll(['subscriber'] * max(self.command_subscribers - count, 0), now_s)
+        if state is PeerState.GAVE_UP:
+            self.warnings.append(f'only {count} of {self.command_subscribers} joint_commands subscribers matched '
+                                 f'after {self.hold_timeout_s:g} s: starting without the rest')
+        return state is not PeerState.WAITING
+
+
+# --- parameter rules ----------------------------------------------------------------------------
+
+def preset_tuning(gait: str, sidewinding_preset: str, preset_names: Sequence[str],
+                  preset_values: Callable[[str], Any]) -> dict[str, float]:
+    """The tuning defaults: the fields of `sidewinding_preset` (read with preset_values('name.field'))
+    when it is one of preset_names, else zeros (csv, lts)."""
+    if sidewinding_preset not in preset_names:
+        return dict.fromkeys(PRESET_FIELDS, 0.0)
+    return {field: preset_values(f'{sidewinding_preset}.{field}') for field in PRESET_FIELDS}
+
+
+def lts_defaults(preset_name: str) -> dict[str, float]:
+    """The LTS override parameters' defaults: the LTS preset's own values; StartupError for an unknown one."""
+    if preset_name not in LTS_PRESET_NAMES:
+        raise StartupError(f"unknown lts_preset '{preset_name}': choose one of {', '.join(LTS_PRESET_NAMES)}")
+    preset = lts_preset(preset_name)
+    twist = preset.twist if isinstance(preset.twist, LinearTwistParams) else LinearTwistParams()
+    return {'lts_a0_rad_s': twist.a0_rad_s, 'lts_a1_rad_m_s': twist.a1_rad_m_s,
+            'lts_omega_t_rad_s': preset.curve.temporal_frequency_rad_s}
+
+
+def check_lts(gait: str, preset_name: str, lts: Mapping[str, float], values: Mapping[str, Any]) -> None:
+    """StartupError for an LTS override without gait:=lts, or an LTS gait that cannot run."""
+    defaults = lts_defaults(preset_name)
+    changed = [parameter for parameter in LTS_OVERRIDES if lts[parameter] != defaults[parameter]]
+    if gait != LTS_GAIT:
+        if changed:
+            raise StartupError(f'{changed[0]} is an LTS twist-gait parameter: it needs gait:=lts on the '
+                               'T-Snake (robot:=tsnake); COBRA has no twist joints')
+        return
+    try:
+        lts_gait_from_values({**values, 'lts_preset': preset_name, **{p: lts[p] for p in changed}})
+    except GaitError as error:
+        raise StartupError(str(error)) from error
+
+
+def retune_problem(source: object, gait: str, joints: Sequence[Joint], changes: Mapping[str, Any]) -> str | None:
+    """Why a run-time change of the sidewinding parameters is refused, or None."""
+    changes = {name: value for name, value in changes.items() if name in RETUNABLE}
+    if not changes:
+        return None
+    if not isinstance(source, SidewindingGenerator):
+        return (f"gait '{gait}' has no sidewinding parameters to retune" if gait != CSV_GAIT else
+                'a CSV replay has no sidewinding parameters to retune')
+    if 'direction' in changes and changes['direction'] not in DIRECTIONS:
+        return f"direction must be one of {sorted(DIRECTIONS)}"
+    try:
+        check_sidewinding_speed(joints, replace(source.params, **changes).validated(),
+                                source.current_amplitudes_rad())
+    except GaitError as error:
+        return str(error)
+    return None
