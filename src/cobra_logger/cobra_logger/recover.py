@@ -153,7 +153,8 @@ class _Recovery:
         for entry in sorted(self.staging_root.iterdir()):
             if entry.name == CUSTOM_DATA_FILE_NAME and entry.is_file():
                 continue  # read into metadata.yaml; removed once that is written
-            if not (entry.is_dir() and _SPLIT_DIR.fullmatch(entry.name)):
+            staged_from_bag = any(path.parent == entry for path in self._staged_from_bag)
+            if not (entry.is_dir() and (_SPLIT_DIR.fullmatch(entry.name) or staged_from_bag)):
                 self._set_aside_tree(entry, f'not a split the logger writes (those are {STAGING_DIR_NAME}/'
                                      '<bag>_<i>/<bag>_<i>.mcap)')
                 continue

@@ -287,3 +287,14 @@ def test_recover_bag_is_a_console_entry_point_of_cobra_logger():
     """`ros2 run cobra_logger recover_bag` needs it; `python -m cobra_logger.recover` works without it."""
     setup_text = (PACKAGE_DIR / 'setup.py').read_text()
     assert "'recover_bag = cobra_logger.recover:main'" in setup_text
+
+
+def test_a_cut_mcap_of_any_name_in_the_bag_directory_is_salvaged(tmp_path, complete_file):
+    cut = chunk_boundaries(complete_file)[1][1]
+    bag_dir = tmp_path / 'bag'
+    bag_dir.mkdir()
+    (bag_dir / 'field_notes.mcap').write_bytes(complete_file.read_bytes()[:cut])
+    report = recover_bag(bag_dir)
+    assert report.salvaged_messages == {'field_notes.mcap': messages_in_complete_chunks(complete_file, cut)}
+    assert set_aside_files(bag_dir) == {'field_notes.mcap': complete_file.read_bytes()[:cut]}
+    assert (bag_dir / 'field_notes.mcap').exists() and not (bag_dir / STAGING_DIR_NAME).exists()
