@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from cobra_common.rotations import matrix_from_quaternion
 
 if TYPE_CHECKING:
     from cobra_dem.scenario import BodySpec
@@ -92,13 +93,13 @@ class BodyShape:
     def width_m(self) -> float:
         return 2.0 * float(self.half_extent_m()[1])
 
-    def lowest_z_m(self, position_m: np.ndarray, quaternion_wxyz: np.ndarray) -> float:
+    def lowest_z_m(self, position_m: np.ndarray, quaternion_xyzw: np.ndarray) -> float:
         """Lowest bed-frame z of the body surface at this pose (wheel: exact; loop: capsules)."""
         if self.kind == 'wheel':
-            axis_z = rotation_from_quaternion(quaternion_wxyz)[2, 1]        # bed z of the wheel axis
+            axis_z = matrix_from_quaternion(quaternion_xyzw)[2, 1]        # bed z of the wheel axis
             return float(position_m[2] - self.wheel_radius_m * math.sqrt(max(0.0, 1.0 - axis_z ** 2))
                          - 0.5 * self.wheel_width_m * abs(axis_z))
-        ends = self.capsule_ends_m.reshape(-1, 3) @ rotation_from_quaternion(quaternion_wxyz).T
+        ends = self.capsule_ends_m.reshape(-1, 3) @ matrix_from_quaternion(quaternion_xyzw).T
         lows = ends[:, 2].reshape(-1, 2).min(axis=1) - self.capsule_radius_m
         return float(position_m[2] + lows.min())
 
@@ -333,42 +334,6 @@ def cylinder_mesh(ends_m: np.ndarray, radius_m: float, segments: int) -> tuple[n
         b0, b1 = a0 + segments, a1 + segments
         faces += [(a0, a1, b1), (a0, b1, b0), (low, a1, a0), (high, b0, b1)]
     return vertices, np.array(faces, dtype=np.int64)
-
-
-def rotations_from_quaternions(quaternions_wxyz: np.ndarray) -> np.ndarray:
-    """Rotation matrices [n, 3, 3] of quaternions [n, 4] (w, x, y, z), normalised first."""
-    q = np.asarray(quaternions_wxyz, dtype=float).reshape(-1, 4)
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
-
-
-def rotation_from_quaternion(quaternion_wxyz: np.ndarray) -> np.ndarray:
-    """[3, 3] rotation of one quaternion (w, x, y, z)."""
-    return rotations_from_quaternions(quaternion_wxyz)[0]
-
-
-def quaternion_from_matrix(rotation: np.ndarray) -> np.ndarray:
-    """Unit quaternion (w, x, y, z) of a rotation matrix."""
-    trace = np.trace(rotation)
-    if trace > 0:
-        s = 2.0 * math.sqrt(trace + 1.0)
-        q = [0.25 * s, (rotation[2, 1] - rotation[1, 2]) / s, (rotation[0, 2] - rotation[2, 0]) / s,
-             (rotation[1, 0] - rotation[0, 1]) / s]
-    else:
-        k = int(np.argmax(np.diag(rotation)))
-        i, j = (k + 1) % 3, (k + 2) % 3
-        s = 2.0 * math.sqrt(1.0 + rotation[k, k] - rotation[i, i] - rotation[j, j])
-        q = [0.0] * 4
-        q[0] = (rotation[j, i] - rotation[i, j]) / s
-        q[1 + k] = 0.25 * s
-        q[1 + i] = (rotation[i, k] + rotation[k, i]) / s
-        q[1 + j] = (rotation[j, k] + rotation[k, j]) / s
-    q = np.array(q)
-    return q / np.linalg.norm(q)
 
 
 def surface_height_m(sphere_centres_m: np.ndarray, sphere_radius_m: np.ndarray | float,

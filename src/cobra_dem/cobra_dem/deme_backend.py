@@ -66,7 +66,9 @@ from typing import Any
 
 import numpy as np
 
-from cobra_dem.body import quaternion_from_matrix, rotations_from_quaternions, surface_height_m
+from cobra_common.rotations import matrix_from_quaternion, quaternion_from_matrix, random_quaternions
+
+from cobra_dem.body import surface_height_m
 from cobra_dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_dem.scenario import (GRAVITY_M_S2, DemeUnavailableError, Scenario, ScenarioError,
                                     clump_sphere_offsets_m, clump_volume_m3, deme_problem)
@@ -184,22 +186,10 @@ def base_sphere_centres_m(scenario: Scenario, length_m: float) -> np.ndarray:
     return np.stack([(i.ravel() + 0.5) * length_m / nx, (j.ravel() + 0.5) * width / ny, np.zeros(i.size)], axis=1)
 
 
-def quaternion_xyzw_to_matrices(quaternions_xyzw: np.ndarray) -> np.ndarray:
-    """Rotation matrices [n, 3, 3] of DEM-Engine quaternions (x, y, z, w)."""
-    q = np.asarray(quaternions_xyzw, dtype=float).reshape(-1, 4)
-    return rotations_from_quaternions(q[:, [3, 0, 1, 2]])
-
-
 def clump_sphere_centres_m(centres_m: np.ndarray, quaternions_xyzw: np.ndarray, offsets_m: np.ndarray) -> np.ndarray:
     """Sphere centres [n * k, 3] (clump-major) of n clumps at centres/orientations with template offsets [k, 3]."""
-    rotations = quaternion_xyzw_to_matrices(quaternions_xyzw)
+    rotations = matrix_from_quaternion(np.asarray(quaternions_xyzw, dtype=float).reshape(-1, 4))
     return (np.asarray(centres_m, float)[:, None, :] + np.einsum('nij,kj->nki', rotations, offsets_m)).reshape(-1, 3)
-
-
-def random_quaternions_xyzw(count: int, seed: int) -> np.ndarray:
-    """Uniformly random unit quaternions (x, y, z, w), seeded."""
-    q = np.random.default_rng(seed).normal(size=(count, 4))
-    return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
 # --- DEM-Engine -----------------------------------------------------------------------------------
@@ -307,7 +297,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     solver.Initialize()
     solver.DoDynamicsThenSync(0.0)                         # synchronized stance (pyDEME_WheelDPSimplified.py)
     timings.init_s = time.monotonic() - started
-    grain_tracker.SetOriQ(random_quaternions_xyzw(layout.n_clumps, sc.bed.seed).tolist())
+    grain_tracker.SetOriQ(random_quaternions(layout.n_clumps, np.random.default_rng(sc.bed.seed)).tolist())
 
     # 1) settle the bed under bed-normal gravity
     started = time.monotonic()
@@ -330,12 +320,12 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
     reach_x, reach_y, _ = (float(v) for v in shape.half_extent_m())
     surface_m = surface_height_m(spheres, a, (layout.body_x_m - reach_x, layout.body_x_m + reach_x),
                                  (layout.body_y_m - reach_y, layout.body_y_m + reach_y), extent)
-    start_w, start_x, start_y, start_z = (float(v) for v in quaternion_from_matrix(shape.start_rotation))
+    start_xyzw = quaternion_from_matrix(shape.start_rotation)
     rest = shape.rest_height_m(spheres, a, layout.body_x_m, layout.body_y_m)
     z_centre = (rest + BODY_DROP_GAP_M if rest is not None
-                else surface_m - shape.lowest_z_m(np.zeros(3), np.array([start_w, start_x, start_y, start_z])))
+                else surface_m - shape.lowest_z_m(np.zeros(3), start_xyzw))
     body_tracker.SetPos([layout.body_x_m, layout.body_y_m, z_centre])
-    body_tracker.SetOriQ([start_x, start_y, start_z, start_w])
+    body_tracker.SetOriQ([float(v) for v in start_xyzw])
     body_tracker.SetVel([0.0, 0.0, 0.0])
     body_tracker.SetAngVel([0.0, 0.0, 0.0])
     body_tracker.SetFamily(BODY_SETTLE_FAMILY)
@@ -364,16 +354,15 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR, lo
             timings.run_dynamics_s += time.monotonic() - chunk_started
             timings.run_steps += sample_steps
         forces, torques = body_tracker.ContactWrenches()
-        x, y, z, w = (float(v) for v in body_tracker.OriQ())
         state = {'position_m': np.asarray(body_tracker.Pos(), float),
-                 'quaternion_wxyz': np.array([w, x, y, z]),
+                 'quaternion_xyzw': np.asarray(body_tracker.OriQ(), float),
                  'velocity_m_s': np.asarray(body_tracker.Vel(), float),
                  'angular_velocity_rad_s': np.asarray(body_tracker.AngVelGlobal(), float),
                  'contact_force_n': np.asarray(forces[0], float),
                  'contact_torque_nm': np.asarray(torques[0], float)}
         positions = grain_spheres() if k % samples_per_snapshot == 0 else None
         yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state, surface_m=surface_m,
-                        sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_wxyz']),
+                        sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_xyzw']),
                         grain_positions_m=positions, grain_radius_m=grain_radius_m, grain_clump_id=grain_clump_id,
                         bed_length_m=layout.length_m, bed_width_m=layout.width_m, final=k == total_samples)
 

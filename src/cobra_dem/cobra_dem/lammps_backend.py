@@ -33,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from cobra_dem.body import (quaternion_from_matrix, rotation_from_quaternion, rotations_from_quaternions,
-                                surface_height_m)
+from cobra_common.rotations import matrix_from_quaternion, quaternion_from_matrix
+
+from cobra_dem.body import surface_height_m
 from cobra_dem.outputs import DemSample, ProgressCallback, record_samples
 from cobra_dem.scenario import (GRAVITY_M_S2, Scenario, ScenarioError, clump_sphere_offsets_m,
                                     clump_volume_m3, dem_cache_dir, mpi_library_path)
@@ -95,7 +96,8 @@ class Bed:
 
 def random_rotations(count: int, rng: np.random.Generator) -> np.ndarray:
     """Uniform random rotation matrices [count, 3, 3] from unit quaternions."""
-    return rotations_from_quaternions(rng.normal(size=(count, 4)))
+    draws = rng.normal(size=(count, 4))
+    return matrix_from_quaternion(draws[:, [1, 2, 3, 0]])  # first column as w: the beds built before stay the same
 
 
 def hcp_sites(length_m: float, width_m: float, spacing_m: float, z_start_m: float, count: int) -> np.ndarray:
@@ -401,7 +403,7 @@ thermo 0
         force = f.sum(axis=0) - gravity
         torque = (np.cross(x - com, f).sum(axis=0) + sphere_torque.sum(axis=0)
                   - np.cross(sphere_com - com, gravity))
-        return {'position_m': com, 'quaternion_wxyz': quaternion_from_matrix(rotation),
+        return {'position_m': com, 'quaternion_xyzw': quaternion_from_matrix(rotation),
                 'velocity_m_s': vcm, 'angular_velocity_rad_s': omega, 'contact_force_n': force,
                 'contact_torque_nm': torque}
 
@@ -541,7 +543,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
         run.run_steps(max(1, round(body.settle_time_s / sc.dt_s)))
         settled_state = run.body_state()
         run.command('unfix bodies' + ('\nunfix lb' if run.lmp.has_id('fix', 'lb') else ''))
-        run.add_body(body_path, settled_state['position_m'], rotation_from_quaternion(settled_state['quaternion_wxyz']),
+        run.add_body(body_path, settled_state['position_m'], matrix_from_quaternion(settled_state['quaternion_xyzw']),
                      velocity_m_s=settled_state['velocity_m_s'],
                      spin_rad_s=body.angular_speed_rad_s if body.motion == 'prescribed' else 0.0,
                      spin_free=body.motion == 'free')
@@ -560,7 +562,7 @@ def scenario_samples(scenario: Scenario, cache_dir: Path = DEFAULT_CACHE_DIR,
                 if run.rank == 0:
                     positions = gathered[bed.grain_mask]
             yield DemSample(t_s=k * sample_steps * sc.dt_s, body=state, surface_m=surface_m,
-                            sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_wxyz']),
+                            sinkage_m=surface_m - shape.lowest_z_m(state['position_m'], state['quaternion_xyzw']),
                             grain_positions_m=positions, grain_radius_m=grain_radius_m,
                             grain_clump_id=grain_clump_id, bed_length_m=bed.length_m, bed_width_m=bed.width_m,
                             rank=run.rank, ranks=run.ranks, final=k == total_samples)

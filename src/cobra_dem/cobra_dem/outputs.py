@@ -28,7 +28,7 @@ class BodyTrace:
 
     time_s: list[float] = field(default_factory=list)
     position_m: list[np.ndarray] = field(default_factory=list)          # COM, unwrapped
-    quaternion_wxyz: list[np.ndarray] = field(default_factory=list)
+    quaternion_xyzw: list[np.ndarray] = field(default_factory=list)
     velocity_m_s: list[np.ndarray] = field(default_factory=list)
     angular_velocity_rad_s: list[np.ndarray] = field(default_factory=list)
     contact_force_n: list[np.ndarray] = field(default_factory=list)

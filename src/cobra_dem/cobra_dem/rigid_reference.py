@@ -17,7 +17,9 @@ import math
 import mujoco
 import numpy as np
 
-from cobra_dem.body import BodyShape, quaternion_from_matrix
+from cobra_common.rotations import quaternion_from_matrix
+
+from cobra_dem.body import BodyShape
 from cobra_dem.scenario import GRAVITY_M_S2, Scenario
 
 RIGID_TIME_STEP_S = 5e-4

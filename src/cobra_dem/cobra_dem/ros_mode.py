@@ -37,8 +37,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import yaml
 
-from cobra_dem.body import quaternion_from_matrix, rotation_from_quaternion
-from cobra_common.rotations import slope_rotation
+from cobra_common.rotations import matrix_from_quaternion, quaternion_from_matrix, slope_rotation
 
 SampleT = TypeVar('SampleT')
 FrameT = TypeVar('FrameT')
@@ -61,15 +60,6 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         except yaml.YAMLError as error:
             raise OverrideError(f'scenario override {pair!r}: the value is not YAML ({error})') from error
     return out
-
-
-# --- rotations --------------------------------------------------------------------------------
-
-def quaternion_xyzw_from_matrix(rotation: np.ndarray) -> np.ndarray:
-    """Unit quaternion (x, y, z, w) of a rotation matrix (w >= 0), as ROS messages order it."""
-    w, x, y, z = quaternion_from_matrix(np.asarray(rotation, dtype=float))
-    q = np.array([x, y, z, w])
-    return -q if w < 0.0 else q
 
 
 # --- frames -----------------------------------------------------------------------------------
@@ -120,15 +110,15 @@ class BodyFields:
 
 
 def body_fields(placement: OdomPlacement, t_s: float, body: Mapping[str, np.ndarray]) -> BodyFields:
-    """A backend body state (bed frame: position_m, quaternion_wxyz, velocity_m_s,
+    """A backend body state (bed frame: position_m, quaternion_xyzw, velocity_m_s,
     angular_velocity_rad_s, contact_force_n, contact_torque_nm) as message fields."""
-    bed_from_body = rotation_from_quaternion(body['quaternion_wxyz'])
+    bed_from_body = matrix_from_quaternion(body['quaternion_xyzw'])
     odom_from_body = placement.rotation @ bed_from_body
     to_body = bed_from_body.T     # bed-frame vector -> body axes (R_odom^T R_slope = R_bed^T)
     return BodyFields(
         t_s=float(t_s),
         position_m=placement.points(body['position_m']),
-        orientation_xyzw=quaternion_xyzw_from_matrix(odom_from_body),
+        orientation_xyzw=quaternion_from_matrix(odom_from_body),
         linear_velocity_m_s=to_body @ np.asarray(body['velocity_m_s'], dtype=float),
         angular_velocity_rad_s=to_body @ np.asarray(body['angular_velocity_rad_s'], dtype=float),
         force_n=to_body @ np.asarray(body['contact_force_n'], dtype=float),

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from cobra_description.robot_model import default_urdf_path, load_robot_model
-from cobra_dem.body import BodyShape, quaternion_from_matrix
+from cobra_common.rotations import quaternion_from_matrix
+from cobra_dem.body import BodyShape
 from cobra_dem.scenario import ScenarioError, load_scenario, rigid_slope_acceleration_m_s2, scenario_from_dict
 
 REPO_ROOT = Path(__file__).resolve().parents[3]

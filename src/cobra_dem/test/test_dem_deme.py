@@ -165,7 +165,7 @@ def test_real_deme_run_flat_bed_sinkage_and_outputs(tmp_path: Path) -> None:
                                    'body': {'motion': 'free', 'start_x_m': 0.1, 'settle_time_s': 0.1}}).validate()
     summary = deme_backend.run_scenario(scenario, tmp_path, tmp_path / 'cache', log=print)
     trace = np.load(tmp_path / 'trajectory.npz')
-    assert set(trace.files) >= {'time_s', 'position_m', 'quaternion_wxyz', 'velocity_m_s', 'angular_velocity_rad_s',
+    assert set(trace.files) >= {'time_s', 'position_m', 'quaternion_xyzw', 'velocity_m_s', 'angular_velocity_rad_s',
                                 'contact_force_n', 'contact_torque_nm', 'sinkage_m'}
     sinkage_m = trace['sinkage_m'][trace['time_s'] >= 0.05]
     print('deme flat sinkage mean', float(np.mean(sinkage_m)), 'Fz mean', float(np.mean(trace['contact_force_n'][:, 2])),

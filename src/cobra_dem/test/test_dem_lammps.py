@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cobra_dem.body import rotation_from_quaternion
+from cobra_common.rotations import matrix_from_quaternion
 from cobra_dem.outputs import bed_statistics
 from cobra_dem.scenario import Scenario, rigid_slope_acceleration_m_s2, scenario_from_dict
 
@@ -157,7 +157,7 @@ def test_scenario_samples_stream_and_close_early(cache_dir: Path, deep_bed: obje
     assert first.grain_positions_m is not None                            # snapshot at t = 0 (10 FPS)
     assert taken[1].grain_positions_m is None and taken[2].grain_positions_m is None
     assert first.grain_positions_m.shape == (len(first.grain_radius_m), 3) == (len(first.grain_clump_id), 3)
-    assert set(first.body) == {'position_m', 'quaternion_wxyz', 'velocity_m_s', 'angular_velocity_rad_s',
+    assert set(first.body) == {'position_m', 'quaternion_xyzw', 'velocity_m_s', 'angular_velocity_rad_s',
                                'contact_force_n', 'contact_torque_nm'}
     assert not any(s.final for s in taken)
     assert len(list(cache_dir.glob('run_*.data'))) == 1                 # the run is open
@@ -236,8 +236,8 @@ def test_cobra_loop_rests_on_the_bed_and_tumbles_at_its_held_spin(cache_dir: Pat
     np.testing.assert_allclose(spin[:, 1], math.pi / 4, rtol=1e-3)
     assert np.all(np.abs(spin[:, [0, 2]]) < 1e-6)
     # the orientation turns by omega_r t about y (from the sphere positions: an independent read-out)
-    turned = rotation_from_quaternion(trace['quaternion_wxyz'][-1]) @ rotation_from_quaternion(
-        trace['quaternion_wxyz'][0]).T
+    turned = matrix_from_quaternion(trace['quaternion_xyzw'][-1]) @ matrix_from_quaternion(
+        trace['quaternion_xyzw'][0]).T
     assert math.atan2(turned[0, 2], turned[0, 0]) == pytest.approx(math.pi / 4 * (time_s[-1] - time_s[0]), rel=0.02)
     # it rides in the sand, not on it nor through it: measured mean sinkage 8.7 mm (0.2 mm lying on its
     # flat head-tail side at t = 0, deeper on the link joints as it turns), deepest 15.7 mm of the 30 mm bed

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from cobra_common.node_process import LoggedNode, start_node, stop_node
-from cobra_dem.body import quaternion_from_matrix
+from cobra_common.rotations import quaternion_from_matrix
 from cobra_dem.scenario import deme_problem, scenario_from_dict
 
 lammps_backend = pytest.importorskip('cobra_dem.lammps_backend')

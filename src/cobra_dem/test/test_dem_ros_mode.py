@@ -12,10 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from cobra_dem.body import rotation_from_quaternion
+from cobra_common.rotations import matrix_from_quaternion, quaternion_from_matrix
 from cobra_dem.ros_mode import (DemFrameBuilder, OdomPlacement, OverrideError, SampleStream, body_fields,
-                                    parse_overrides, progress_values,
-                                    quaternion_xyzw_from_matrix, surface_heightmap, wrap_into_window)
+                                    parse_overrides, progress_values, surface_heightmap, wrap_into_window)
 from cobra_common.heightmap_cloud import FLOAT32, POINT_STEP, cloud_points, field_layout, pack_heightmap
 
 SLOPE_DEG = 24.0
@@ -33,11 +32,6 @@ def placement(slope_deg: float = SLOPE_DEG, sinkage_m: float = 0.004) -> OdomPla
 def rotation_about_y(angle_rad: float) -> np.ndarray:
     c, s = math.cos(angle_rad), math.sin(angle_rad)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-
-
-def quaternion_wxyz(rotation: np.ndarray) -> np.ndarray:
-    x, y, z, w = quaternion_xyzw_from_matrix(rotation)
-    return np.array([w, x, y, z])
 
 
 def test_bed_gravity_points_down_in_odom_and_the_bed_descends_along_plus_x() -> None:
@@ -69,12 +63,12 @@ def test_rolling_wheel_twist_is_in_its_own_axes_and_maps_back_to_the_odom_veloci
     speed_m_s, theta = 0.157, math.radians(SLOPE_DEG)
     spin_rad = 0.7                                           # the wheel turned about its axle (bed y)
     rotation_bed = rotation_about_y(spin_rad)
-    body = {'position_m': np.array([0.3, 0.08, 0.2]), 'quaternion_wxyz': quaternion_wxyz(rotation_bed),
+    body = {'position_m': np.array([0.3, 0.08, 0.2]), 'quaternion_xyzw': quaternion_from_matrix(rotation_bed),
             'velocity_m_s': np.array([speed_m_s, 0.0, 0.0]),
             'angular_velocity_rad_s': np.array([0.0, speed_m_s / RADIUS_M, 0.0]),
             'contact_force_n': np.zeros(3), 'contact_torque_nm': np.zeros(3)}
     fields = body_fields(frame, 1.5, body)
-    odom_from_body = rotation_from_quaternion(np.roll(fields.orientation_xyzw, 1))
+    odom_from_body = matrix_from_quaternion(fields.orientation_xyzw)
     np.testing.assert_allclose(odom_from_body, rotation_about_y(theta + spin_rad), atol=1e-12)
     velocity_odom = odom_from_body @ fields.linear_velocity_m_s
     np.testing.assert_allclose(velocity_odom, speed_m_s * np.array([math.cos(theta), 0.0, -math.sin(theta)]),
@@ -92,28 +86,14 @@ def test_contact_force_holding_a_resting_wheel_points_straight_up_in_odom() -> N
     rng = np.random.default_rng(3)
     rotation_bed = np.linalg.qr(rng.normal(size=(3, 3)))[0]
     rotation_bed *= np.sign(np.linalg.det(rotation_bed))    # any orientation of the body
-    body = {'position_m': np.zeros(3), 'quaternion_wxyz': quaternion_wxyz(rotation_bed),
+    body = {'position_m': np.zeros(3), 'quaternion_xyzw': quaternion_from_matrix(rotation_bed),
             'velocity_m_s': np.zeros(3), 'angular_velocity_rad_s': np.zeros(3),
             'contact_force_n': -gravity_bed, 'contact_torque_nm': np.array([0.0, 1.2, 0.0])}
     fields = body_fields(frame, 0.0, body)
-    odom_from_body = rotation_from_quaternion(np.roll(fields.orientation_xyzw, 1))
+    odom_from_body = matrix_from_quaternion(fields.orientation_xyzw)
     np.testing.assert_allclose(odom_from_body @ fields.force_n, [0.0, 0.0, mass_kg * GRAVITY_M_S2], atol=1e-9)
     np.testing.assert_allclose(odom_from_body @ fields.torque_nm, [0.0, 1.2, 0.0], atol=1e-12)  # axle stays y
     assert np.linalg.norm(fields.force_n) == pytest.approx(mass_kg * GRAVITY_M_S2)
-
-
-def test_quaternion_round_trip_and_sign() -> None:
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        q_wxyz = rng.normal(size=4)
-        rotation = rotation_from_quaternion(q_wxyz)
-        q_xyzw = quaternion_xyzw_from_matrix(rotation)
-        assert q_xyzw[3] >= 0.0 and np.linalg.norm(q_xyzw) == pytest.approx(1.0)
-        np.testing.assert_allclose(rotation_from_quaternion(np.roll(q_xyzw, 1)), rotation, atol=1e-9)
-    for angle in (math.pi, -math.pi, 0.0, 3.0):              # trace <= 0 branches too
-        rotation = rotation_about_y(angle)
-        np.testing.assert_allclose(rotation_from_quaternion(np.roll(quaternion_xyzw_from_matrix(rotation), 1)),
-                                   rotation, atol=1e-12)
 
 
 def grain_layer(surface_m: float, radius_m: float, spacing_m: float, length_m: float = BED_LENGTH_M,
@@ -201,7 +181,7 @@ def test_frame_builder_anchors_odom_once_and_makes_heightmaps_on_the_period_grid
         sample = SimpleNamespace(
             t_s=t_s, sinkage_m=0.004, surface_m=0.020, final=k == 10, grain_positions_m=grains if k != 2 else None,
             grain_radius_m=np.full(len(grains), 0.003), bed_length_m=BED_LENGTH_M, bed_width_m=BED_WIDTH_M,
-            body={'position_m': np.array([x_m, 0.08, 0.216]), 'quaternion_wxyz': np.array([1.0, 0, 0, 0]),
+            body={'position_m': np.array([x_m, 0.08, 0.216]), 'quaternion_xyzw': np.array([0.0, 0, 0, 1.0]),
                   'velocity_m_s': np.array([0.157, 0, 0]), 'angular_velocity_rad_s': np.zeros(3),
                   'contact_force_n': np.zeros(3), 'contact_torque_nm': np.zeros(3)})
         frame = builder(sample)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from cobra_common.rotations import matrix_about_axis, matrix_from_rpy
 
 DEFAULT_ROBOT = 'cobra'
 URDF_PATH_ENV = 'COBRA_URDF'
@@ -33,7 +34,7 @@ class Pose:
     def matrix(self) -> np.ndarray:
         """Homogeneous transform child-in-parent (URDF fixed-axis roll-pitch-yaw)."""
         transform = np.eye(4)
-        transform[:3, :3] = rpy_to_matrix(*self.rpy)
+        transform[:3, :3] = matrix_from_rpy(*self.rpy)
         transform[:3, 3] = self.xyz
         return transform
 
@@ -157,7 +158,7 @@ class RobotModel:
             angle = (joint_positions or {}).get(joint.name, 0.0)
             if joint.type in ('revolute', 'continuous') and angle:
                 motion = np.eye(4)
-                motion[:3, :3] = axis_angle_to_matrix(np.asarray(joint.axis), angle)
+                motion[:3, :3] = matrix_about_axis(joint.axis, angle)
                 step = step @ motion
             transform = step @ transform
             frame = joint.parent
@@ -279,23 +280,6 @@ def is_ascii_stl(data: bytes) -> bool:
     if len(data) >= 84 and len(data) == 84 + 50 * int.from_bytes(data[80:84], 'little'):
         return False  # a binary file whose 80-byte header happens to start with 'solid'
     return True
-
-
-def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ])
-
-
-def axis_angle_to_matrix(axis: np.ndarray, angle: float) -> np.ndarray:
-    axis = axis / np.linalg.norm(axis)
-    skew = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    return np.eye(3) + math.sin(angle) * skew + (1 - math.cos(angle)) * skew @ skew
 
 
 def _floats(text: str | None, count: int, default: float = 0.0) -> tuple[float, ...]:

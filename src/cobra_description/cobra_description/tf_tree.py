@@ -12,8 +12,9 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from cobra_common.rotations import matrix_about_axis, matrix_from_quaternion, quaternion_from_matrix
 
-from cobra_description.robot_model import Joint, RobotModel, RobotModelError, axis_angle_to_matrix
+from cobra_description.robot_model import Joint, RobotModel, RobotModelError
 
 MOVABLE_JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
 FIXED_JOINT_TYPES = ('fixed',)
@@ -30,40 +31,9 @@ class FrameTransform:
     def matrix(self) -> np.ndarray:
         """4x4 homogeneous transform (child in parent), for checks and composition."""
         transform = np.eye(4)
-        transform[:3, :3] = quaternion_xyzw_to_matrix(self.rotation_xyzw)
+        transform[:3, :3] = matrix_from_quaternion(self.rotation_xyzw)
         transform[:3, 3] = self.translation_m
         return transform
-
-
-def matrix_to_quaternion_xyzw(rotation: np.ndarray) -> tuple[float, float, float, float]:
-    """Unit quaternion (x, y, z, w) of a 3x3 rotation matrix, w >= 0 (Shepperd's method: the
-    largest diagonal term first, so it stays accurate near 180 degrees)."""
-    r = np.asarray(rotation, dtype=float)
-    trace = r[0, 0] + r[1, 1] + r[2, 2]
-    if trace > 0.0:
-        s = 2.0 * math.sqrt(1.0 + trace)
-        q = ((r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s)
-    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
-        q = (0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s, (r[2, 1] - r[1, 2]) / s)
-    elif r[1, 1] > r[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
-        q = ((r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s, (r[0, 2] - r[2, 0]) / s)
-    else:
-        s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
-        q = ((r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s, (r[1, 0] - r[0, 1]) / s)
-    norm = math.sqrt(sum(c * c for c in q))
-    sign = -1.0 if q[3] < 0.0 else 1.0
-    return (sign * q[0] / norm, sign * q[1] / norm, sign * q[2] / norm, sign * q[3] / norm)
-
-
-def quaternion_xyzw_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
-    x, y, z, w = q
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
 
 
 class TfTree:
@@ -91,31 +61,42 @@ class TfTree:
 
     def joint_transform(self, joint: Joint, position: float = 0.0) -> FrameTransform:
         """child in parent for `joint` at `position` [rad, or m for prismatic]."""
+        return self._frame_transforms([(joint, position)])[0]
+
+    def static_transforms(self) -> list[FrameTransform]:
+        """Every fixed joint (published once, latched, on /tf_static)."""
+        return self._frame_transforms([(joint, 0.0) for joint in self.fixed_joints])
+
+    def moving_transforms(self, positions: Mapping[str, float]) -> list[FrameTransform]:
+        """The movable joints named in `positions` (finite values only), in URDF order: a joint
+        without a position gets no transform, as robot_state_publisher does, never a guess."""
+        return self._frame_transforms([(joint, positions[name]) for name, joint in self.movable_joints.items()
+                                       if name in positions and math.isfinite(positions[name])])
+
+    def _frame_transforms(self, joint_positions: list[tuple[Joint, float]]) -> list[FrameTransform]:
+        """One quaternion conversion for all joints of a message (it is the costly step)."""
+        if not joint_positions:
+            return []
+        matrices = np.array([self._joint_matrix(joint, position) for joint, position in joint_positions])
+        quaternions = quaternion_from_matrix(matrices[:, :3, :3])
+        return [FrameTransform(self.frame_id(joint.parent), self.frame_id(joint.child),
+                               (float(matrix[0, 3]), float(matrix[1, 3]), float(matrix[2, 3])),
+                               (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+                for (joint, _), matrix, q in zip(joint_positions, matrices, quaternions)]
+
+    @staticmethod
+    def _joint_matrix(joint: Joint, position: float) -> np.ndarray:
         transform = joint.origin.matrix()
         if joint.type in ('revolute', 'continuous') and position:
             motion = np.eye(4)
-            motion[:3, :3] = axis_angle_to_matrix(np.asarray(joint.axis, dtype=float), position)
+            motion[:3, :3] = matrix_about_axis(joint.axis, position)
             transform = transform @ motion
         elif joint.type == 'prismatic' and position:
             motion = np.eye(4)
             axis = np.asarray(joint.axis, dtype=float)
             motion[:3, 3] = axis / np.linalg.norm(axis) * position
             transform = transform @ motion
-        translation = transform[:3, 3]
-        return FrameTransform(self.frame_id(joint.parent), self.frame_id(joint.child),
-                              (float(translation[0]), float(translation[1]), float(translation[2])),
-                              matrix_to_quaternion_xyzw(transform[:3, :3]))
-
-    def static_transforms(self) -> list[FrameTransform]:
-        """Every fixed joint (published once, latched, on /tf_static)."""
-        return [self.joint_transform(joint) for joint in self.fixed_joints]
-
-    def moving_transforms(self, positions: Mapping[str, float]) -> list[FrameTransform]:
-        """The movable joints named in `positions` (finite values only), in URDF order: a joint
-        without a position gets no transform, as robot_state_publisher does, never a guess."""
-        return [self.joint_transform(joint, positions[name])
-                for name, joint in self.movable_joints.items()
-                if name in positions and math.isfinite(positions[name])]
+        return transform
 
     def problems(self, positions: Mapping[str, float]) -> list[str]:
         """Why some of `positions` are not used: unknown joint names, non-finite values."""

@@ -20,8 +20,8 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from cobra_common.node_process import LoggedNode
+from cobra_common.rotations import matrix_from_quaternion
 from cobra_description.robot_model import load_robot_model
-from cobra_description.tf_tree import quaternion_xyzw_to_matrix
 from cobra_common.ros_testing import spin_until
 
 URDF_DIR = Path(__file__).resolve().parents[3] / 'urdf'
@@ -86,7 +86,7 @@ def stamp_of(message: TFMessage) -> int:
 def matrix_of(transform) -> np.ndarray:  # type: ignore[no-untyped-def]
     result = np.eye(4)
     r = transform.transform.rotation
-    result[:3, :3] = quaternion_xyzw_to_matrix((r.x, r.y, r.z, r.w))
+    result[:3, :3] = matrix_from_quaternion((r.x, r.y, r.z, r.w))
     t = transform.transform.translation
     result[:3, 3] = (t.x, t.y, t.z)
     return result

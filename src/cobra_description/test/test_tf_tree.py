@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cobra_description.robot_model import RobotModelError, load_robot_model, parse_urdf, rpy_to_matrix
-from cobra_description.tf_tree import (StampThrottle, TfTree, matrix_to_quaternion_xyzw,
-                                       quaternion_xyzw_to_matrix)
+from cobra_description.robot_model import RobotModelError, load_robot_model, parse_urdf
+from cobra_description.tf_tree import StampThrottle, TfTree
 
 URDF_DIR = Path(__file__).resolve().parents[3] / 'urdf'
 
@@ -76,16 +75,6 @@ def test_chained_transforms_equal_forward_kinematics_for_every_link(robot: str) 
             chained = by_child[frame].matrix() @ chained
             frame = by_child[frame].parent
         np.testing.assert_allclose(chained, model.transform(model.root, link, positions), atol=1e-12)
-
-
-def test_quaternion_round_trip_including_half_turns() -> None:
-    rng = np.random.default_rng(3)
-    rotations = [rpy_to_matrix(*rng.uniform(-math.pi, math.pi, 3)) for _ in range(200)]
-    rotations += [np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0]), np.diag([-1.0, -1.0, 1.0])]
-    for rotation in rotations:
-        q = matrix_to_quaternion_xyzw(rotation)
-        assert math.isclose(sum(c * c for c in q), 1.0, rel_tol=1e-12) and q[3] >= 0.0
-        np.testing.assert_allclose(quaternion_xyzw_to_matrix(q), rotation, atol=1e-12)
 
 
 def test_floating_joint_is_refused_with_its_name() -> None:

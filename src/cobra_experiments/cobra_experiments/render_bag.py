@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cobra_common.rotations import wxyz_from_xyzw
 
 
 EXIT_BAD_INPUT = 2
@@ -71,7 +72,7 @@ class Track:
     pose_topic: str
     pose_times_s: np.ndarray       # (P,)
     position_m: np.ndarray         # (P, 3)
-    quaternion_wxyz: np.ndarray    # (P, 4)
+    quaternion_xyzw: np.ndarray    # (P, 4)
     custom_data: dict[str, str]
 
 
@@ -134,7 +135,7 @@ def read_track(bag: Path) -> Track:
             else:
                 pose = message.pose.pose
                 poses.append((stamp_s, [pose.position.x, pose.position.y, pose.position.z],
-                              [pose.orientation.w, pose.orientation.x, pose.orientation.y, pose.orientation.z]))
+                              [pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w]))
     finally:
         reader.close()
     if not joint_rows or not poses:
@@ -179,8 +180,8 @@ def pose_at(track: Track, time_s: float) -> tuple[np.ndarray, np.ndarray]:
     position = np.array([np.interp(time_s, times, track.position_m[:, k]) for k in range(3)])
     index = int(np.clip(np.searchsorted(times, time_s), 1, len(times) - 1)) if len(times) > 1 else 0
     if len(times) == 1:
-        return position, track.quaternion_wxyz[0] / np.linalg.norm(track.quaternion_wxyz[0])
-    before, after = track.quaternion_wxyz[index - 1], track.quaternion_wxyz[index]
+        return position, track.quaternion_xyzw[0] / np.linalg.norm(track.quaternion_xyzw[0])
+    before, after = track.quaternion_xyzw[index - 1], track.quaternion_xyzw[index]
     if np.dot(before, after) < 0.0:
         after = -after
     span = times[index] - times[index - 1]
@@ -258,7 +259,7 @@ def render_frames(track: Track, times_s: np.ndarray, urdf: Path, slope_deg: floa
             position, quaternion = pose_at(track, float(time_s))
             address = int(model.jnt_qposadr[root.id])
             data.qpos[address:address + 3] = position
-            data.qpos[address + 3:address + 7] = quaternion
+            data.qpos[address + 3:address + 7] = wxyz_from_xyzw(quaternion)
             for name, value in joints_at(track, float(time_s)).items():
                 if name in qpos_by_joint:
                     data.qpos[qpos_by_joint[name]] = value

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
-
+from cobra_common.rotations import matrix_from_quaternion, slope_rotation
 from cobra_description.robot_model import RobotModel
 from cobra_gaits.curl_pose import curl_pose
 from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams
 from cobra_gaits.tumbling import JointMove, TumbleMachine, TumbleParams, TumbleState, travelling_wave_rad
 from cobra_sim.engine import CobraSim, SimParams
-from cobra_sim.terrain import RigidGround, RigidGroundParams, slope_rotation
+from cobra_sim.terrain import RigidGround, RigidGroundParams
 
 GRAVITY_M_S2 = 9.81
 GAIT_PERIOD_S = 0.01  # the gait node's default period (100 Hz)
@@ -139,10 +139,8 @@ class _Recorder:
 
     def sample(self) -> None:
         sim, trace = self.sim, self.trace
-        _, quaternion = sim.head_pose()
-        rotation = np.empty(9)
-        mujoco.mju_quat2Mat(rotation, quaternion)
-        omega_world = rotation.reshape(3, 3) @ sim.head_velocity_local()[1]
+        rotation = matrix_from_quaternion(sim.head_pose()[1])
+        omega_world = rotation @ sim.head_velocity_local()[1]
         mujoco.mj_subtreeVel(sim.model, sim.data)  # subtree_linvel is not filled by mj_step
         com_velocity = sim.data.subtree_linvel[sim.root_body_id]
         trace.time_s.append(sim.time_s)
@@ -150,7 +148,7 @@ class _Recorder:
         trace.com_speed_m_s.append(float(com_velocity @ self.downhill))
         trace.roll_rate_rad_s.append(float(omega_world[1]))
         # the loop closes in the head's x-z plane: its axis is the head's y axis, world y when upright
-        trace.tilt_deg.append(math.degrees(math.acos(min(1.0, abs(float(rotation.reshape(3, 3)[1, 1]))))))
+        trace.tilt_deg.append(math.degrees(math.acos(min(1.0, abs(float(rotation[1, 1]))))))
         trace.latched.append(sim.latched)
         if sim.latched and trace.latched_at_s is None:
             trace.latched_at_s = sim.time_s

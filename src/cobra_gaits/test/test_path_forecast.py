@@ -9,7 +9,8 @@ import pytest
 from cobra_description.robot_model import default_urdf_path, load_robot_model
 
 from cobra_gaits.predictor.contact import forecast_gait, module_points_m
-from cobra_gaits.predictor.gait_path import BodyModel, forecast_body_path, place_body_path, yaw_of
+from cobra_common.rotations import yaw_from_quaternion
+from cobra_gaits.predictor.gait_path import BodyModel, forecast_body_path, place_body_path
 from cobra_gaits.sidewinding import SidewindingParams, sample_sidewinding
 
 GAIT1 = SidewindingParams(0.4, 0.35, 0.7)  # config/gait.yaml gait1
@@ -40,7 +41,7 @@ def test_the_path_is_the_robot_frame_forecast_moved_by_the_odom_pose(robot, body
     np.testing.assert_allclose(placed.positions_m[:, 0], 1.0 - path.xy_m[:, 1], atol=1e-12)
     np.testing.assert_allclose(placed.positions_m[:, 1], 2.0 + path.xy_m[:, 0], atol=1e-12)
     np.testing.assert_allclose(placed.positions_m[:, 2], 0.1)
-    yaws = [yaw_of(q) for q in placed.quaternions_xyzw]
+    yaws = [yaw_from_quaternion(q) for q in placed.quaternions_xyzw]
     np.testing.assert_allclose(np.unwrap(yaws), math.pi / 2 + path.yaw_rad, atol=1e-9)
 
 
@@ -75,4 +76,4 @@ def test_a_gait_that_stands_still_is_one_pose_at_the_robot(robot, body, params) 
     path = forecast_body_path(robot, body, params, cycles=3, steps_per_cycle=50)
     placed = place_body_path(path, (0.5, -0.5, 0.0), yaw_quaternion(0.3))
     np.testing.assert_allclose(placed.positions_m, [[0.5, -0.5, 0.0]])
-    assert yaw_of(placed.quaternions_xyzw[0]) == pytest.approx(0.3)
+    assert yaw_from_quaternion(placed.quaternions_xyzw[0]) == pytest.approx(0.3)

@@ -14,7 +14,7 @@ from rosbags.typesys import Stores, get_typestore
 from scipy.spatial.transform import Rotation
 
 from cobra_gaits.predictor.bag_track import read_bag_track
-from cobra_gaits.predictor.calibrate_bag import main, quaternions_to_matrices
+from cobra_gaits.predictor.calibrate_bag import main
 from cobra_gaits.predictor.contact import contact_weights, module_points_m, planar_shapes_m, support_frames
 from cobra_gaits.predictor.gait_path import BodyModel, batched_link_points_m
 from cobra_gaits.predictor.integrator import integrate_motion
@@ -96,12 +96,6 @@ def test_batched_forward_kinematics_equals_the_per_row_one(robot) -> None:
     rows = np.random.default_rng(3).uniform(-1.0, 1.0, (5, len(body.joint_names)))
     np.testing.assert_allclose(batched_link_points_m(robot, body.joint_names, rows, body.links),
                                module_points_m(robot, body.joint_names, rows, body.links), atol=1e-12)
-
-
-def test_quaternions_to_matrices_match_scipy() -> None:
-    quaternions = Rotation.random(4, random_state=1).as_quat()
-    np.testing.assert_allclose(quaternions_to_matrices(quaternions), Rotation.from_quat(quaternions).as_matrix(),
-                               atol=1e-12)
 
 
 def test_the_track_reader_takes_ground_truth_and_the_commands_at_its_stamps(tmp_path, robot) -> None:

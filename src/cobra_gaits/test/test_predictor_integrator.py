@@ -7,7 +7,8 @@ import pytest
 
 from cobra_gaits.predictor.curve import PredictorError, embed_3d, vertex_tangents
 from cobra_gaits.predictor.dissipation import dissipation_tensors, geometric_momentum, step_energies
-from cobra_gaits.predictor.integrator import integrate_motion, rotation_from_vector
+from cobra_common.rotations import matrix_from_rotation_vector
+from cobra_gaits.predictor.integrator import integrate_motion
 from cobra_gaits.predictor.serpenoid import EllipticGait, gait_shapes, random_gaits
 
 TRAVELLING_WAVE = EllipticGait(sigma=1.0, x_c=0.0, y_c=0.0, theta_rad=0.0, a=4.0, xi=1.0)
@@ -33,7 +34,7 @@ def test_rigidly_moved_sequence_gives_the_same_motion_moved(mode: str) -> None:
 def test_se3_is_equivariant_and_reproduces_the_planar_solve_on_planar_shapes() -> None:
     planar = gait_shapes(EllipticGait(0.5, 1.0, 0.5, -0.6, 3.0, 1.1))
     spatial = embed_3d(planar)
-    rotation = rotation_from_vector(np.array([0.4, -1.1, 0.7]))
+    rotation = matrix_from_rotation_vector(np.array([0.4, -1.1, 0.7]))
     shift = np.array([1.0, 2.0, -0.5])
     motion = integrate_motion(spatial, PAPER_EPSILON)
     moved = integrate_motion(spatial @ rotation.T + shift, PAPER_EPSILON, mode='sequential')
@@ -142,7 +143,7 @@ def test_momentum_is_the_rigid_gradient_of_the_step_energy() -> None:
         energies = []
         for sign in (1.0, -1.0):
             moved = pair.copy()
-            moved[1] = pair[1] @ rotation_from_vector(sign * probe[:3]).T + sign * probe[3:]
+            moved[1] = pair[1] @ matrix_from_rotation_vector(sign * probe[:3]).T + sign * probe[3:]
             energies.append(step_energies(moved, weights, 0.3)[0])
         gradient[axis] = (energies[0] - energies[1]) / (2 * step)
     np.testing.assert_allclose(momentum[:3], -gradient[:3], rtol=1e-5, atol=1e-10)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from cobra_common.rotations import wxyz_from_xyzw
 
 from cobra_odometry.trajectory_formats import PoseSample, read_trajectory
 
@@ -101,7 +102,7 @@ def _read_bag_track(bag_dir: Path, topic: str) -> list[PoseSample]:
 def _to_evo(samples: list[PoseSample]):
     from evo.core.trajectory import PoseTrajectory3D
     positions = np.array([s.position for s in samples])
-    quaternions_wxyz = np.array([[s.quaternion_xyzw[3], *s.quaternion_xyzw[:3]] for s in samples])
+    quaternions_wxyz = wxyz_from_xyzw(np.array([s.quaternion_xyzw for s in samples]))  # evo stores w first
     return PoseTrajectory3D(positions_xyz=positions, orientations_quat_wxyz=quaternions_wxyz,
                             timestamps=np.array([s.stamp_s for s in samples]))
 

@@ -27,6 +27,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profi
 from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
+from cobra_common.rotations import QuaternionError, checked_unit_quaternion, quaternion_from_matrix
 from cobra_common.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
                                    spin_node, stamp_seconds)
 from cobra_description.robot_model import RobotModelError, load_robot_model
@@ -41,8 +42,7 @@ from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, Devi
                                              StreamConfig, StreamSelectionError, is_recording)
 from cobra_odometry.replay_pacing import ReplayPacer
 from cobra_odometry.trajectory_formats import LineIssue, PoseSample, TrajectoryFollower, read_trajectory
-from cobra_odometry.transforms import (CameraToBase, QuaternionError, checked_unit_quaternion,
-                                       matrix_to_quaternion, optical_frame_of, pose_matrix)
+from cobra_odometry.transforms import CameraToBase, optical_frame_of, pose_matrix
 
 POSE_TYPES = {'PoseStamped': PoseStamped, 'Odometry': Odometry}
 # latched: a logger or test that subscribes late still gets the last 100 events
@@ -330,7 +330,7 @@ class OdometryNode(Node):
         message.header.frame_id = self._odom_frame_id
         message.child_frame_id = self._base_frame_id
         position = estimate.pose[:3, 3]
-        quaternion = matrix_to_quaternion(estimate.pose[:3, :3])
+        quaternion = quaternion_from_matrix(estimate.pose[:3, :3])
         pose = message.pose.pose
         pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
         pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = (float(v) for v in quaternion)

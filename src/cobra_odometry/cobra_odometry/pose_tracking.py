@@ -25,8 +25,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from cobra_common.rotations import rotation_angle_rad, rotation_vector_from_matrix
 
-from cobra_odometry.transforms import CameraToBase, invert, rotation_log
+from cobra_odometry.transforms import CameraToBase, invert
 
 
 class TrackingState(enum.IntEnum):
@@ -195,7 +196,7 @@ class OdometryEstimator:
     def _jump_reason(self, world_base: np.ndarray, dt: float) -> str | None:
         delta = invert(self._last_world_base) @ world_base
         distance_m = float(np.linalg.norm(delta[:3, 3]))
-        angle_rad = float(np.linalg.norm(rotation_log(delta[:3, :3])))
+        angle_rad = rotation_angle_rad(delta[:3, :3])
         allowed_m = self.config.max_linear_speed_m_s * dt + self.config.jump_margin_m
         allowed_rad = self.config.max_angular_speed_rad_s * dt + self.config.jump_margin_rad
         if distance_m > allowed_m:
@@ -210,7 +211,7 @@ class OdometryEstimator:
             dt = stamp_s - self._last_stamp_s
             delta = invert(self._last_odom_base) @ odom_base
             raw_linear = delta[:3, 3] / dt
-            raw_angular = rotation_log(delta[:3, :3]) / dt
+            raw_angular = rotation_vector_from_matrix(delta[:3, :3]) / dt
             # the difference is expressed in the previous base frame; rotate it into the current one
             to_current = delta[:3, :3].T
             alpha = dt / (self.config.twist_time_constant_s + dt)

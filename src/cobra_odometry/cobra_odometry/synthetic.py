@@ -11,8 +11,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from cobra_common.rotations import quaternion_from_matrix
 
-from cobra_odometry.transforms import matrix_to_quaternion, pose_matrix
+from cobra_odometry.transforms import pose_matrix
 from cobra_odometry.trajectory_formats import PoseSample
 
 
@@ -59,6 +60,6 @@ def slam_samples(scenario: SlamScenario, base_to_pose_frame: np.ndarray,
             world = scenario.jump_offset @ slam_world
         pose = world @ base @ base_to_pose_frame
         position = pose[:3, 3] + rng.normal(0.0, scenario.position_noise_m, 3) * (scenario.position_noise_m > 0)
-        samples.append(PoseSample(scenario.start_s + t_rel, position, matrix_to_quaternion(pose[:3, :3])))
+        samples.append(PoseSample(scenario.start_s + t_rel, position, quaternion_from_matrix(pose[:3, :3])))
     return samples, truth
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cobra_odometry.transforms import QuaternionError, checked_unit_quaternion
+from cobra_common.rotations import QuaternionError, checked_unit_quaternion
 
 FORMATS = ('tum', 'euroc')
 # Stamps above this many seconds (year 2286) can only be nanoseconds, below 1e12 only seconds.

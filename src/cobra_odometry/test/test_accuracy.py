@@ -13,7 +13,8 @@ import pytest
 from cobra_odometry.accuracy import AccuracyError, compare, main, read_track
 from cobra_odometry.synthetic import base_pose_at
 from cobra_odometry.trajectory_formats import PoseSample, write_trajectory
-from cobra_odometry.transforms import matrix_to_quaternion, pose_matrix
+from cobra_common.rotations import quaternion_from_matrix
+from cobra_odometry.transforms import pose_matrix
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -22,7 +23,7 @@ def _truth(n: int = 300, t0: float = 50.0) -> list[PoseSample]:
     out = []
     for i in range(n):
         pose = base_pose_at(i / 30.0)
-        out.append(PoseSample(t0 + i / 30.0, pose[:3, 3].copy(), matrix_to_quaternion(pose[:3, :3])))
+        out.append(PoseSample(t0 + i / 30.0, pose[:3, 3].copy(), quaternion_from_matrix(pose[:3, :3])))
     return out
 
 
@@ -33,7 +34,7 @@ def _transformed(samples: list[PoseSample], transform: np.ndarray, scale: float 
     for s in samples:
         pose = transform @ pose_matrix(s.position * scale, s.quaternion_xyzw)
         out.append(PoseSample(s.stamp_s, pose[:3, 3] + rng.normal(0, noise_m, 3) * (noise_m > 0),
-                              matrix_to_quaternion(pose[:3, :3])))
+                              quaternion_from_matrix(pose[:3, :3])))
     return out
 
 

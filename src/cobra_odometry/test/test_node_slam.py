@@ -22,7 +22,8 @@ from cobra_odometry.accuracy import compare
 from cobra_odometry.pose_tracking import TrackingState
 from cobra_odometry.synthetic import SlamScenario, slam_samples
 from cobra_odometry.trajectory_formats import PoseSample, format_tum_line, write_trajectory
-from cobra_odometry.transforms import matrix_to_quaternion, optical_frame_of, pose_matrix
+from cobra_common.rotations import quaternion_from_matrix
+from cobra_odometry.transforms import optical_frame_of, pose_matrix
 
 # what rcl's /rosout publisher offers (reliable, transient local, depth 1000)
 ROSOUT_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE,
@@ -120,7 +121,7 @@ def test_topic_with_noise_loss_and_jump(start_node, test_node, spin) -> None:
     assert max(m.pose.covariance[0] for m in odom if _stamp_s(m) >= 1005.0) > odom[0].pose.covariance[0]
     # accuracy tool on the clean segment (before the loss)
     clean = [_odom_sample(m) for m in odom if _stamp_s(m) < 1004.0]
-    reference = [PoseSample(t, pose[:3, 3].copy(), matrix_to_quaternion(pose[:3, :3])) for t, pose in truth if t < 1004.0]
+    reference = [PoseSample(t, pose[:3, 3].copy(), quaternion_from_matrix(pose[:3, :3])) for t, pose in truth if t < 1004.0]
     result = compare(clean, reference, 'se3', rpe_delta=0.1)
     assert result.ate_rmse_m < 0.01, result.report()
     # twist of the clean segment: ~0.1 m/s forward

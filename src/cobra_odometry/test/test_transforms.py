@@ -6,9 +6,7 @@ import numpy as np
 import pytest
 
 from cobra_description.robot_model import load_robot_model
-from cobra_odometry.transforms import (
-    CameraToBase, QuaternionError, checked_unit_quaternion, invert, matrix_to_quaternion,
-    optical_frame_of, pose_matrix, quaternion_to_matrix, rotation_log)
+from cobra_odometry.transforms import CameraToBase, invert, optical_frame_of, pose_matrix
 
 
 def _yaw(angle: float, xyz=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -49,22 +47,3 @@ def test_yaw_about_base_origin_moves_offset_camera_on_a_circle(base_to_camera_op
     # the camera itself moved (lever arm), which the conversion must remove
     lever = base_to_camera_optical[:3, 3]
     assert np.linalg.norm(lever) > 0.05
-
-
-def test_quaternion_round_trip_and_log() -> None:
-    rng = np.random.default_rng(3)
-    for _ in range(50):
-        q = rng.normal(size=4)
-        q /= np.linalg.norm(q)
-        q = q if q[3] >= 0 else -q
-        np.testing.assert_allclose(matrix_to_quaternion(quaternion_to_matrix(q)), q, atol=1e-9)
-    half_turn = quaternion_to_matrix(np.array([0.0, 1.0, 0.0, 0.0]))
-    np.testing.assert_allclose(np.abs(rotation_log(half_turn)), [0, math.pi, 0], atol=1e-6)
-
-
-def test_quaternion_policy() -> None:
-    np.testing.assert_allclose(checked_unit_quaternion(np.array([0, 0, 0, 1.004])), [0, 0, 0, 1])
-    with pytest.raises(QuaternionError, match='norm'):
-        checked_unit_quaternion(np.array([0, 0, 0, 0.5]))
-    with pytest.raises(QuaternionError, match='finite'):
-        checked_unit_quaternion(np.array([0, 0, np.nan, 1]))

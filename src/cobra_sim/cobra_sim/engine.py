@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
+from cobra_common.rotations import xyzw_from_wxyz
 
 from cobra_description.robot_model import START_CLEARANCE_M, RobotModel, RobotModelError
 from cobra_sim.mjcf import HEAD_LATCH_FRAME, LATCH_WELD, TAIL_LATCH_FRAME, ServoParams, build_mjcf
@@ -337,11 +338,16 @@ class CobraSim:
         return self.data.qfrc_actuator[self._dof_index].copy()
 
     def head_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """(position [m], unit quaternion w, x, y, z) of base_link in the world (= odom) frame at
+        """(position [m], unit quaternion x, y, z, w) of base_link in the world (= odom) frame at
         `time_s` (the free joint's state, not the kinematics of the step before)."""
         adr = self._root_qpos_adr
+        return self.data.qpos[adr:adr + 3].copy(), xyzw_from_wxyz(self._root_quaternion_wxyz())
+
+    def _root_quaternion_wxyz(self) -> np.ndarray:
+        """The free joint's unit quaternion as MuJoCo stores it (w first): for MuJoCo's own functions."""
+        adr = self._root_qpos_adr
         quaternion = self.data.qpos[adr + 3:adr + 7]
-        return self.data.qpos[adr:adr + 3].copy(), quaternion / np.linalg.norm(quaternion)
+        return quaternion / np.linalg.norm(quaternion)
 
     def head_velocity_local(self) -> tuple[np.ndarray, np.ndarray]:
         """(linear [m/s], angular [rad/s]) velocity of the base_link ORIGIN, both expressed in
@@ -352,7 +358,7 @@ class CobraSim:
         """
         adr = self._root_dof_adr
         rotation = np.empty(9)
-        mujoco.mju_quat2Mat(rotation, self.head_pose()[1])
+        mujoco.mju_quat2Mat(rotation, self._root_quaternion_wxyz())
         linear_world = self.data.qvel[adr:adr + 3]
         return rotation.reshape(3, 3).T @ linear_world, self.data.qvel[adr + 3:adr + 6].copy()
 

@@ -9,12 +9,12 @@ site per link frame. The root link floats on a free joint. Inertia never comes f
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
+from cobra_common.rotations import quaternion_from_matrix, wxyz_from_xyzw
 
 from cobra_description.robot_model import (Geometry, Joint, RobotModel, RobotModelError, is_ascii_stl,
                                            read_mesh_vertices, resolve_resource)
@@ -62,21 +62,12 @@ class ServoParams:
     armature_kg_m2: float = 0.01
 
 
-def quat_wxyz(rotation: np.ndarray) -> np.ndarray:
-    m = rotation
-    w = math.sqrt(max(0.0, 1.0 + m[0, 0] + m[1, 1] + m[2, 2])) / 2.0
-    x = math.copysign(math.sqrt(max(0.0, 1.0 + m[0, 0] - m[1, 1] - m[2, 2])) / 2.0, m[2, 1] - m[1, 2])
-    y = math.copysign(math.sqrt(max(0.0, 1.0 - m[0, 0] + m[1, 1] - m[2, 2])) / 2.0, m[0, 2] - m[2, 0])
-    z = math.copysign(math.sqrt(max(0.0, 1.0 - m[0, 0] - m[1, 1] + m[2, 2])) / 2.0, m[1, 0] - m[0, 1])
-    return np.array([w, x, y, z])
-
-
 def _fmt(values: np.ndarray | tuple[float, ...]) -> str:
     return ' '.join(f'{v:.9g}' for v in values)
 
 
 def _pose_attrs(transform: np.ndarray) -> str:
-    return f'pos="{_fmt(transform[:3, 3])}" quat="{_fmt(quat_wxyz(transform[:3, :3]))}"'
+    return f'pos="{_fmt(transform[:3, 3])}" quat="{_fmt(wxyz_from_xyzw(quaternion_from_matrix(transform[:3, :3])))}"'
 
 
 def _geom_xml(name: str, shape: Geometry, attributes: dict[str, str], offset: np.ndarray,

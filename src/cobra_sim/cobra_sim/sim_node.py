@@ -568,15 +568,14 @@ class SimNode(Node):
         self._publish_raw[self._imu_pub](imu.to_bytes())
 
     def _publish_odometry(self, now_ns: int) -> None:
-        position, quaternion_wxyz = self.sim.head_pose()
+        position, quaternion_xyzw = self.sim.head_pose()
         linear, angular = self.sim.head_velocity_local()
         noise = self.params['odom_noise_m']
         estimated = position + self.sim.rng.normal(0.0, noise, 3) if noise else position
         for message, xyz in ((self._truth, position), (self._odom, estimated)):
             message.set_stamp_ns(now_ns)
             message.position[:] = xyz
-            message.orientation_xyzw[:3] = quaternion_wxyz[1:]
-            message.orientation_xyzw[3] = quaternion_wxyz[0]
+            message.orientation_xyzw[:] = quaternion_xyzw
             message.linear[:] = linear
             message.angular[:] = angular
         self._odom.pose_covariance[[0, 7, 14]] = max(noise, 1e-3) ** 2

@@ -37,7 +37,7 @@ def record_head(sim: CobraSim, steps: int, before_step: Callable[[int], None] | 
         position, quaternion = sim.head_pose()
         velocity, rate = sim.head_velocity_local()
         positions.append(position)
-        rotations.append(Rotation.from_quat(quaternion, scalar_first=True))
+        rotations.append(Rotation.from_quat(quaternion))
         linear.append(velocity)
         angular.append(rate)
     return np.array(positions), rotations, np.array(linear), np.array(angular)
@@ -105,7 +105,7 @@ def test_module_wrench_is_about_its_origin_in_its_own_axes():
     sim.data.qpos[3:7] = attitude.as_quat(scalar_first=True)
     sim.settle()
     force_link, torque_link = sim.contact_wrenches()[0, :3], sim.contact_wrenches()[0, 3:]
-    to_link = Rotation.from_quat(sim.head_pose()[1], scalar_first=True).inv()
+    to_link = Rotation.from_quat(sim.head_pose()[1]).inv()
     weight_in_link = to_link.apply([0.0, 0.0, mass_kg * 9.81])
     np.testing.assert_allclose(force_link, weight_in_link, atol=0.01 * mass_kg * 9.81)
     expected_torque = np.cross([-offset_m, 0.0, 0.0], weight_in_link)

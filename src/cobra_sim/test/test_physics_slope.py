@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import mujoco
 import numpy as np
 import pytest
 
+from cobra_common.rotations import matrix_from_quaternion
 from cobra_description.robot_model import START_CLEARANCE_M, load_robot_model, parse_urdf
 from cobra_sim.engine import CobraSim, SimParams
 from cobra_sim.terrain import (RigidGround, RigidGroundParams, TerrainConfigError, make_terrain,
@@ -78,10 +78,8 @@ def test_the_plane_descends_along_plus_x():
 @pytest.mark.parametrize('slope_deg', [0.0, SLOPE_DEG])
 def test_robot_starts_lying_on_the_slope_head_downhill(slope_deg):
     sim = robot_sim(slope_deg=slope_deg)  # before settling: the start pose
-    position, quaternion_wxyz = sim.head_pose()
-    rotation = np.empty(9)
-    mujoco.mju_quat2Mat(rotation, quaternion_wxyz)
-    rotation = rotation.reshape(3, 3)
+    position, quaternion_xyzw = sim.head_pose()
+    rotation = matrix_from_quaternion(quaternion_xyzw)
     assert rotation == pytest.approx(slope_rotation(slope_deg), abs=1e-9)  # root pitched by the slope
     assert rotation[:, 0] @ downhill(slope_deg) == pytest.approx(1.0)     # head points downhill
     # placed by its lowest point: the root sits (clearance - lowest point) off the plane, along the normal

@@ -106,8 +106,8 @@ def record_trial_bag(params: Mapping[str, Any], path: str | Path,
     def observe(sim_now: Any, targets: np.ndarray) -> None:
         t_s = sim_now.time_s
         if t_s + 1e-9 >= next_record_s[0]:
-            position, quaternion_wxyz = sim_now.head_pose()
-            records.append((t_s, targets.copy(), position, quaternion_wxyz))
+            position, quaternion_xyzw = sim_now.head_pose()
+            records.append((t_s, targets.copy(), position, quaternion_xyzw))
             next_record_s[0] = t_s + 1.0 / RECORD_RATE_HZ
 
     metrics = play_gait(sim, next_targets, float(full['duration_s']), gait.frequency_hz, gait.ramp_duration_s, observe)
@@ -128,7 +128,7 @@ def record_trial_bag(params: Mapping[str, Any], path: str | Path,
                 writer.set_custom_data(f'cobra.{key}', str(value))
         for key, value in (custom_data or {}).items():
             writer.set_custom_data(key, str(value))
-        for t_s, targets, position, (w, x, y, z) in records:
+        for t_s, targets, position, (x, y, z, w) in records:
             stamp_ns = round(t_s * 1e9)
             header = types['std_msgs/msg/Header'](stamp(t_s), '')
             message = types['sensor_msgs/msg/JointState'](header, names, targets.astype(float), np.zeros(0),

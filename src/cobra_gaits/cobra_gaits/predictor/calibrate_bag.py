@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from cobra_common.rotations import matrix_from_quaternion
 from cobra_description.robot_model import RobotModel, RobotModelError, load_robot_model
 
 from cobra_gaits.predictor.bag_track import BagTrack, BagTrackError, read_bag_track
@@ -38,16 +39,6 @@ class BagFit:
     odom_topic: str
 
 
-def quaternions_to_matrices(quaternions_xyzw: np.ndarray) -> np.ndarray:
-    """Rotation matrices (T, 3, 3) of unit quaternions (T, 4) in x, y, z, w order."""
-    q = np.asarray(quaternions_xyzw, dtype=float)
-    x, y, z, w = (q / np.linalg.norm(q, axis=1, keepdims=True)).T
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=-1),
-                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1),
-                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=-1)],
-                    axis=1)
-
-
 def fit_track(robot: RobotModel, track: BagTrack, bounds: tuple[float, float] = (1e-3, 1.0),
               band_m: float = DEFAULT_CONTACT_BAND_M) -> BagFit:
     """eps and RMS head-track error of one bag's track (PredictorError/BagTrackError on bad input)."""
@@ -61,7 +52,7 @@ def fit_track(robot: RobotModel, track: BagTrack, bounds: tuple[float, float] = 
     frames = support_frames(points)
     shapes = planar_shapes_m(points, frames)
     weights = contact_weights(points, body.masses_kg, band_m, frames)
-    head_world = track.position_m + np.einsum('tij,tj->ti', quaternions_to_matrices(track.quaternion_xyzw),
+    head_world = track.position_m + np.einsum('tij,tj->ti', matrix_from_quaternion(track.quaternion_xyzw),
                                               points[:, 0])
     fit = calibrate_epsilon(shapes, head_world[:, :2], weights, track='head', align='rigid', bounds=bounds)
     return BagFit(fit.epsilon, fit.rms_error_m, len(track.times_s), float(track.times_s[-1] - track.times_s[0]),

@@ -19,20 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cobra_common.rotations import matrix_about_axis, quaternion_about_z, yaw_from_quaternion
 from cobra_description.robot_model import RobotModel
 
 from cobra_gaits.predictor.contact import DEFAULT_CONTACT_BAND_M, forecast_gait, support_frames
 from cobra_gaits.predictor.curve import PredictorError
 from cobra_gaits.sidewinding import SidewindingParams, sample_sidewinding
-
-
-def _rotations(axis: Sequence[float], angles_rad: np.ndarray) -> np.ndarray:
-    """Rotation matrices (T, 3, 3) about one axis by each angle (Rodrigues, batched)."""
-    unit = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
-    skew = np.array([[0.0, -unit[2], unit[1]], [unit[2], 0.0, -unit[0]], [-unit[1], unit[0], 0.0]])
-    sin = np.sin(angles_rad)[:, None, None]
-    cos = np.cos(angles_rad)[:, None, None]
-    return np.eye(3) + sin * skew + (1.0 - cos) * (skew @ skew)
 
 
 def batched_link_points_m(robot: RobotModel, joint_names: Sequence[str], joint_rows_rad: np.ndarray,
@@ -57,7 +49,7 @@ def batched_link_points_m(robot: RobotModel, joint_names: Sequence[str], joint_r
         rotation = parent_rotation @ origin[:3, :3]
         translation = parent_translation + parent_rotation @ origin[:3, 3]
         if joint.type in ('revolute', 'continuous') and joint.name in column:
-            rotation = rotation @ _rotations(joint.axis, rows[:, column[joint.name]])
+            rotation = rotation @ matrix_about_axis(joint.axis, rows[:, column[joint.name]])
         cache[link] = (rotation, translation)
         return cache[link]
 
@@ -133,18 +125,6 @@ def forecast_body_path(robot: RobotModel, body: BodyModel, params: SidewindingPa
     return BodyPath(times_s, com_ground, yaw - yaw[0])
 
 
-def quaternion_to_matrix(quaternion_xyzw: Sequence[float]) -> np.ndarray:
-    x, y, z, w = np.asarray(quaternion_xyzw, dtype=float) / np.linalg.norm(quaternion_xyzw)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
-def yaw_of(quaternion_xyzw: Sequence[float]) -> float:
-    x, y, z, w = quaternion_xyzw
-    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
-
-
 @dataclass(frozen=True)
 class PlacedPath:
     """The forecast in the odom frame: positions (P, 3) and yaw-only orientations (P, 4 xyzw)."""
@@ -157,10 +137,8 @@ class PlacedPath:
 def place_body_path(path: BodyPath, position_m: Sequence[float], quaternion_xyzw: Sequence[float]) -> PlacedPath:
     """Move a base_link-frame forecast by the odom pose: the heading is the pose's yaw (the head's
     roll and pitch swing with the vertical wave; the track lies in the ground plane)."""
-    yaw0 = yaw_of(quaternion_xyzw)
+    yaw0 = float(yaw_from_quaternion(quaternion_xyzw))
     cos, sin = np.cos(yaw0), np.sin(yaw0)
     xy = path.xy_m @ np.array([[cos, sin], [-sin, cos]]) + np.asarray(position_m[:2], dtype=float)
     positions = np.column_stack((xy, np.full(len(xy), float(position_m[2]))))
-    half = 0.5 * (yaw0 + path.yaw_rad)
-    quaternions = np.column_stack((np.zeros(len(half)), np.zeros(len(half)), np.sin(half), np.cos(half)))
-    return PlacedPath(path.times_s, positions, quaternions)
+    return PlacedPath(path.times_s, positions, quaternion_about_z(yaw0 + path.yaw_rad))

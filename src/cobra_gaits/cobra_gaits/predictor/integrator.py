@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from cobra_common.rotations import matrix_from_rotation_vector
 
 from cobra_gaits.predictor.curve import (PredictorError, as_shape_sequence, as_weights, center_of_mass,
                                          vertex_tangents)
@@ -175,21 +176,6 @@ def solve_steps_se2(previous_m: np.ndarray, previous_weights: np.ndarray, next_h
 # ---------------------------------------------------------------- SE(3): Newton, FD Jacobian
 
 
-def rotation_from_vector(rotation_vector: np.ndarray) -> np.ndarray:
-    """Rodrigues: rotation matrices (..., 3, 3) from rotation vectors (..., 3)."""
-    omega = np.asarray(rotation_vector, dtype=float)
-    angle = np.linalg.norm(omega, axis=-1)[..., None, None]
-    zero = np.zeros(omega.shape[:-1])
-    skew = np.stack((np.stack((zero, -omega[..., 2], omega[..., 1]), -1),
-                     np.stack((omega[..., 2], zero, -omega[..., 0]), -1),
-                     np.stack((-omega[..., 1], omega[..., 0], zero), -1)), axis=-2)
-    small = angle < 1e-8
-    safe = np.where(small, 1.0, angle)
-    sin_term = np.where(small, 1.0 - angle**2 / 6.0, np.sin(safe) / safe)
-    cos_term = np.where(small, 0.5 - angle**2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
-    return np.eye(3) + sin_term * skew + cos_term * (skew @ skew)
-
-
 def _kabsch3(previous: np.ndarray, following: np.ndarray, weights: np.ndarray,
              reference_rotation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted best rigid fit (rotation (B, 3, 3), translation (B, 3)) of `following` onto `previous`,
@@ -232,7 +218,7 @@ def solve_steps_se3(previous_m: np.ndarray, previous_weights: np.ndarray, next_h
     rotation, shift = _kabsch3(previous_m, next_hat_m, 0.5 * (previous_weights + next_weights), reference)
     scale = 1.0 + float(np.max(np.abs(previous_m)))
     perturb = np.concatenate((np.eye(6), -np.eye(6))) * FD_STEP  # 12 central-difference probes
-    probe_rot = rotation_from_vector(perturb[:, :3])  # (12, 3, 3)
+    probe_rot = matrix_from_rotation_vector(perturb[:, :3])  # (12, 3, 3)
     prev_probe = np.broadcast_to(previous_m[:, None], (batch, 13) + previous_m.shape[1:])
     wa_probe = np.broadcast_to(previous_weights[:, None], (batch, 13, previous_weights.shape[1]))
     wb_probe = np.broadcast_to(next_weights[:, None], (batch, 13, next_weights.shape[1]))
@@ -246,7 +232,7 @@ def solve_steps_se3(previous_m: np.ndarray, previous_weights: np.ndarray, next_h
         step = -np.linalg.solve(jacobian, residual[..., None])[..., 0]
         angle = np.linalg.norm(step[:, :3], axis=1, keepdims=True)
         step[:, :3] *= np.minimum(1.0, MAX_ROTATION_STEP_RAD / np.maximum(angle, 1e-300))
-        delta_rotation = rotation_from_vector(step[:, :3])
+        delta_rotation = matrix_from_rotation_vector(step[:, :3])
         rotation = delta_rotation @ rotation
         shift = np.einsum('bij,bj->bi', delta_rotation, shift) + step[:, 3:]
         # the finite-difference Jacobian limits the attainable accuracy: stop at 1e3 x the SE(2) tolerance
