@@ -67,7 +67,8 @@ class _SoilTerrain(TerrainModel):
 
 
 class ScmGround(_SoilTerrain):
-    """Chrono's Soil Contact Model (cobra_soil.ScmTerrain) as a wrench terrain."""
+    """Chrono's Soil Contact Model (cobra_soil.ScmTerrain) as a wrench terrain. The soil has no
+    edge (the file's patch only places the nodes), so any start pose is on soil."""
 
     name = 'scm'
     has_heightmap = True
@@ -81,25 +82,6 @@ class ScmGround(_SoilTerrain):
     @property
     def scm(self) -> ScmTerrain:
         return self._model
-
-    def setup(self, bodies: Sequence[RobotBody], initial_state: BodyState, timestep_s: float) -> None:
-        super().setup(bodies, initial_state, timestep_s)
-        self.check_start(self.body_names, np.asarray(initial_state.position_m)[:, :2])
-
-    def check_start(self, names: Sequence[str], xy_m: np.ndarray) -> None:
-        grid = self.params.grid
-        lower = np.asarray(grid.center_xy_m, dtype=float) - 0.5 * np.array([grid.size_x_m, grid.size_y_m])
-        upper = lower + np.array([grid.size_x_m, grid.size_y_m])
-        xy_m = np.asarray(xy_m, dtype=float).reshape(-1, 2)
-        outside = np.any((xy_m < lower) | (xy_m > upper), axis=1)
-        if np.any(outside):
-            off_patch = ', '.join(name for name, off in zip(names, outside) if off)
-            xy = xy_m[outside][0]
-            raise TerrainConfigError(
-                f'the robot starts outside the soil patch of {self.source}: {off_patch} at '
-                f'({xy[0]:.3f}, {xy[1]:.3f}) m lie off the {grid.size_x_m:g} m x {grid.size_y_m:g} m patch '
-                f'centred on ({grid.center_xy_m[0]:g}, {grid.center_xy_m[1]:g}) m; move the patch '
-                f'(grid.center_xy_m) or enlarge it (grid.size_x_m, grid.size_y_m)')
 
     def heightmap(self) -> HeightmapSnapshot | None:
         return self.scm.heightmap() if self._model is not None else None

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_typestore
-
-REPO = Path(__file__).resolve().parents[3]
-
 
 
 def test_scm_run_records_heightmap_and_soil_reactions_and_renders(start_runner, tmp_path):
@@ -54,15 +50,3 @@ def test_bad_terrain_file_is_refused_before_any_node_starts(start_runner, tmp_pa
     assert process.returncode == 2, output
     assert 'terrain_file' in output and '/nonexistent/sand.yaml' in output
     assert '[run] starting' not in output
-
-
-def test_a_start_off_the_soil_patch_is_refused_before_any_node_starts(start_runner, tmp_path):
-    far = tmp_path / 'far_sand.yaml'
-    loose_sand = REPO / 'config' / 'soil' / 'loose_sand.yaml'
-    far.write_text(loose_sand.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [20.0, 0.0]'))
-    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'terrain:=scm',
-                    f'terrain_file:={far}')
-    output, _ = process.communicate(timeout=300)
-    assert process.returncode == 2, output
-    assert 'outside the soil patch' in output and str(far) in output
-    assert '[run] starting' not in output and not (tmp_path / 'bags').exists()

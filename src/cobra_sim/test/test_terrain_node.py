@@ -85,12 +85,3 @@ def test_bad_terrain_input_exits_2_naming_parameter_and_file(ros_env, parameters
     assert result.returncode == 2, result.stderr
     for message in messages:
         assert message in result.stderr
-
-
-def test_robot_off_the_patch_exits_2(ros_env, tmp_path):
-    far = tmp_path / 'far_sand.yaml'
-    far.write_text(LOOSE_SAND.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [20.0, 0.0]'))
-    result = subprocess.run(sim_words('terrain:=scm', f'terrain_file:={far}'), env=ros_env, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 2
-    assert 'outside the soil patch' in result.stderr and str(far) in result.stderr

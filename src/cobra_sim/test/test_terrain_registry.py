@@ -69,12 +69,15 @@ def test_rigid_ground_takes_no_terrain_file():
         make_terrain('rigid', LOOSE_SAND)
 
 
-def test_robot_starting_outside_the_patch_is_refused(robot, tmp_path):
+def test_robot_starting_far_from_the_configured_patch_lies_on_soil(robot, tmp_path):
+    """The soil has no edge: the patch in the file only places the nodes (before: refused)."""
     far = tmp_path / 'far_sand.yaml'
     far.write_text(LOOSE_SAND.read_text().replace('center_xy_m: [0.0, 0.0]', 'center_xy_m: [10.0, 0.0]'))
-    expected = rf'outside the soil patch of {far}.*base_link.*center_xy_m'
-    with pytest.raises(TerrainConfigError, match=expected):
-        CobraSim(robot, make_terrain('scm', far), SimParams(), np.random.default_rng(0))
+    sim = CobraSim(robot, make_terrain('scm', far), SimParams(settle_duration_s=1.0), np.random.default_rng(0))
+    sim.settle()
+    weight_n = robot.total_mass_kg * 9.81
+    assert sim.contact_wrenches_world()[:, 2].sum() == pytest.approx(weight_n, rel=0.02)
+    assert -0.02 < sim.head_pose()[0][2] < 0.1
 
 
 def test_rigid_ground_does_not_import_the_soil_library():

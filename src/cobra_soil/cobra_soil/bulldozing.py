@@ -25,11 +25,14 @@ _DJ = (0, 0, 1, -1)
 
 @njit(cache=True)
 def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, hit_i: np.ndarray,
-             hit_j: np.ndarray, max_i: int, max_j: int, tile_dir: np.ndarray, node_f: np.ndarray,
+             hit_j: np.ndarray, tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray,
              node_i: np.ndarray, step: int, rim_mark_base: int, flow_factor: float, propagations: int,
              iterations: int, max_height_step_m: float, domain_rows: np.ndarray, domain_i: np.ndarray,
              domain_j: np.ndarray, domain_neighbours: np.ndarray, max_level: float) -> tuple[int, float]:
-    """Run one step of bulldozing; returns (erosion domain size, new highest soil level)."""
+    """Run one step of bulldozing; returns (erosion domain size, new highest soil level).
+
+    Every node within erosion_propagations + 2 of a loaded node must be allocated (the caller's
+    HeightField.ensure_allocated radius)."""
     n_domain = 0
     for p in range(n_patches):
         rim_code = rim_mark_base + p
@@ -40,13 +43,11 @@ def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, h
             k = patch_order[q]
             i = hit_i[k]
             j = hit_j[k]
-            displaced += node_f[node_slot(i, j, tile_dir), F_STEP_PLASTIC]
+            displaced += node_f[node_slot(i, j, tile_dir, tile_origin), F_STEP_PLASTIC]
             for d in range(4):
                 ni = i + _DI[d]
                 nj = j + _DJ[d]
-                if ni < 0 or nj < 0 or ni > max_i or nj > max_j:
-                    continue
-                s = node_slot(ni, nj, tile_dir)
+                s = node_slot(ni, nj, tile_dir, tile_origin)
                 if node_i[s, I_LOADED_STEP] == step or node_i[s, I_RIM_MARK] == rim_code:
                     continue
                 node_i[s, I_RIM_MARK] = rim_code
@@ -81,9 +82,7 @@ def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, h
             for d in range(4):
                 ni = i + _DI[d]
                 nj = j + _DJ[d]
-                if ni < 0 or nj < 0 or ni > max_i or nj > max_j:
-                    continue
-                s = node_slot(ni, nj, tile_dir)
+                s = node_slot(ni, nj, tile_dir, tile_origin)
                 if node_i[s, I_LOADED_STEP] == step or node_i[s, I_EROSION_STEP] == step:
                     continue
                 node_i[s, I_EROSION_STEP] = step
@@ -98,11 +97,9 @@ def bulldoze(patch_order: np.ndarray, patch_start: np.ndarray, n_patches: int, h
         for d in range(4):
             ni = domain_i[q] + _DI[d]
             nj = domain_j[q] + _DJ[d]
-            t = -1
-            if ni >= 0 and nj >= 0 and ni <= max_i and nj <= max_j:
-                t = node_slot(ni, nj, tile_dir)
-                if node_i[t, I_LOADED_STEP] == step:
-                    t = -1
+            t = node_slot(ni, nj, tile_dir, tile_origin)
+            if t >= 0 and node_i[t, I_LOADED_STEP] == step:
+                t = -1
             domain_neighbours[q, d] = t
     for _ in range(iterations):
         for q in range(n_domain):

@@ -85,7 +85,9 @@ CHRONO_SOIL_KEYS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class GridParams:
-    """The flat patch: 9 m x 8 m centred on `center_xy_m` (Chrono centres its patch), spacing Δ."""
+    """Node spacing Δ and the flat soil's level. The soil has no edge: the 9 m x 8 m patch centred
+    on `center_xy_m` (Chrono's patch, centred as Chrono does) fixes where the nodes lie (node
+    (0, 0) at its corner) and how much node directory is set up front; bodies anywhere get soil."""
 
     size_x_m: float = 9.0
     size_y_m: float = 8.0
@@ -150,13 +152,13 @@ class ScmNumerics:
     ray_window_up_m: float = 0.1          # Chrono's SetTestHeight default
     ray_window_down_m: float = 0.4        # Chrono's m_test_offset_down - m_test_offset_up
     active_box_margin_m: float = 0.0      # analytic rays need none; a margin only costs rays
-    # Below this slip speed the shear direction is scaled by |v_t| / v_reg instead of flipping
-    # with the sign of a vanishing velocity (Chrono: unit vector for any speed). 0 = Chrono.
-    slip_speed_regularisation_m_s: float = 1e-4
-    # Per body, the shear force's slope against slip speed is kept <= shear_damping_cap * m / dt
-    # (the engine integrates it explicitly; a resting body's contact behaves like a damper on an
-    # effective mass down to ~m/3 for rolling, hence 0.25 rather than the single-mass limit 2).
-    shear_damping_cap: float = 0.25
+    # Shear sticks below Janosi's strength (ours, not Chrono's; see README "Shear that holds
+    # still"): per body, the loaded nodes' stick springs add up to stick_stiffness_fraction m / dt²
+    # and their dampers to stick_damping_fraction m / dt. The engine integrates them explicitly;
+    # the check in `validated` keeps them stable for an effective mass down to m / 3 (a cylinder
+    # rolling on its contact line).
+    stick_stiffness_fraction: float = 0.15
+    stick_damping_fraction: float = 0.25
     # Chrono never resets the Janosi shear displacement j of a node; true resets it when the
     # node leaves contact (j then counts the slip of the current contact only).
     reset_shear_on_release: bool = False
@@ -169,8 +171,14 @@ class ScmNumerics:
         _check_range(source, 'ray_window_up_m', self.ray_window_up_m, 0.0, 10.0, low_open=True)
         _check_range(source, 'ray_window_down_m', self.ray_window_down_m, 0.0, 10.0, low_open=True)
         _check_range(source, 'active_box_margin_m', self.active_box_margin_m, 0.0, 10.0)
-        _check_range(source, 'slip_speed_regularisation_m_s', self.slip_speed_regularisation_m_s, 0.0, 1.0)
-        _check_range(source, 'shear_damping_cap', self.shear_damping_cap, 0.0, 2.0, low_open=True)
+        _check_range(source, 'stick_stiffness_fraction', self.stick_stiffness_fraction, 0.0, 1.0, low_open=True)
+        _check_range(source, 'stick_damping_fraction', self.stick_damping_fraction, 0.0, 2.0 / 3.0,
+                     high_open=True)
+        # Explicit spring-damper on m/3: a = 3 fraction_k, b = 3 fraction_c stable iff b < 2, a < 4 - 2b.
+        if self.stick_stiffness_fraction + 2.0 * self.stick_damping_fraction >= 4.0 / 3.0:
+            raise _fail(source, 'stick_stiffness_fraction', self.stick_stiffness_fraction,
+                        f'below 4/3 - 2 stick_damping_fraction = {4.0 / 3.0 - 2.0 * self.stick_damping_fraction:.4g} '
+                        '(else the explicitly integrated stick spring rings on a rolling body)')
         _check_range(source, 'reserved_area_m2', self.reserved_area_m2, 0.0, 1e6)
         if not isinstance(self.reset_shear_on_release, bool):
             raise _fail(source, 'reset_shear_on_release', self.reset_shear_on_release, 'true or false')
@@ -288,6 +296,7 @@ _BULLDOZING_KEYS = {'erosion_angle': 'erosion_angle_deg', 'flow_factor': 'flow_f
                     'erosion_iterations': 'erosion_iterations',
                     'erosion_propagations': 'erosion_propagations', 'enabled': 'enabled'}
 _NUMERICS_KEYS = {f.name: f.name for f in fields(ScmNumerics)}
+_REMOVED_NUMERICS_KEYS = ('slip_speed_regularisation_m_s', 'shear_damping_cap')   # issue 17
 _COMPLIANT_KEYS = {f.name: f.name for f in fields(CompliantParams) if f.name != 'source'}
 
 
@@ -325,8 +334,13 @@ def load_scm_params(path: str | Path) -> ScmParams:
     grid = _dataclass_from(_section(data, 'grid', source), GridParams, _GRID_KEYS, "'grid'", source)
     bulldozing = _dataclass_from(_section(data, 'bulldozing', source), BulldozingParams, _BULLDOZING_KEYS,
                                  "'bulldozing'", source)
-    numerics = _dataclass_from(_section(data, 'numerics', source), ScmNumerics, _NUMERICS_KEYS,
-                               "'numerics'", source)
+    numerics_section = _section(data, 'numerics', source)
+    for removed in _REMOVED_NUMERICS_KEYS:
+        if removed in numerics_section:
+            raise SoilConfigError(f"{source}: parameter '{removed}' in 'numerics' no longer exists: the shear "
+                                  'regularisation it set was replaced by a stick spring (stick_stiffness_fraction, '
+                                  'stick_damping_fraction; see cobra_soil README); delete the line')
+    numerics = _dataclass_from(numerics_section, ScmNumerics, _NUMERICS_KEYS, "'numerics'", source)
     return ScmParams(soil=soil, grid=grid, bulldozing=bulldozing, numerics=numerics, source=source).validated()
 
 

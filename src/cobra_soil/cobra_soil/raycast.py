@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, node_slot
+from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, node_key, node_slot
 from .shapes import BOX, CAPSULE, SPHERE
 
 NO_HIT = np.inf
@@ -221,8 +221,8 @@ def _hash(key: int, mask: int) -> int:
 @njit(cache=True)
 def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: np.ndarray,
               body_start: np.ndarray, aabb: np.ndarray, min_x: float, min_y: float, spacing: float,
-              max_i: int, max_j: int, reference_level: float, max_level: float, window_up: float,
-              window_down: float, tile_dir: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
+              reference_level: float, max_level: float, window_up: float, window_down: float,
+              tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
               hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
               hit_j: np.ndarray, counters: np.ndarray, row_cull: bool = True) -> int:
     """Collect this step's loaded nodes in an open-addressing hash keyed by node index.
@@ -241,15 +241,14 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
     n_bodies = body_start.shape[0] - 1
     capacity = hash_key.shape[0]
     mask = capacity - 1
-    stride = max_j + 1
     candidates = 0
     for b in range(n_bodies):
         if aabb[b, 2] >= max_level:   # above the highest soil anywhere: cannot load a node
             continue
-        i0 = max(0, int(math.ceil((aabb[b, 0] - min_x) / spacing)))
-        i1 = min(max_i, int(math.floor((aabb[b, 3] - min_x) / spacing)))
-        j0 = max(0, int(math.ceil((aabb[b, 1] - min_y) / spacing)))
-        j1 = min(max_j, int(math.floor((aabb[b, 4] - min_y) / spacing)))
+        i0 = int(math.ceil((aabb[b, 0] - min_x) / spacing))
+        i1 = int(math.floor((aabb[b, 3] - min_x) / spacing))
+        j0 = int(math.ceil((aabb[b, 1] - min_y) / spacing))
+        j1 = int(math.floor((aabb[b, 4] - min_y) / spacing))
         if i1 >= i0 and j1 >= j0:
             candidates += (i1 - i0 + 1) * (j1 - j0 + 1)
     if 2 * candidates > capacity:
@@ -259,10 +258,10 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
     for b in range(n_bodies):
         if aabb[b, 2] >= max_level:
             continue
-        i0 = max(0, int(math.ceil((aabb[b, 0] - min_x) / spacing)))
-        i1 = min(max_i, int(math.floor((aabb[b, 3] - min_x) / spacing)))
-        j0 = max(0, int(math.ceil((aabb[b, 1] - min_y) / spacing)))
-        j1 = min(max_j, int(math.floor((aabb[b, 4] - min_y) / spacing)))
+        i0 = int(math.ceil((aabb[b, 0] - min_x) / spacing))
+        i1 = int(math.floor((aabb[b, 3] - min_x) / spacing))
+        j0 = int(math.ceil((aabb[b, 1] - min_y) / spacing))
+        j1 = int(math.floor((aabb[b, 4] - min_y) / spacing))
         body_z_min = aabb[b, 2]
         for i in range(i0, i1 + 1):
             x = min_x + i * spacing
@@ -282,7 +281,7 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                 if y_hi < np.inf:
                     row_j1 = min(j1, int(math.floor((y_hi - min_y) / spacing)))
             for j in range(row_j0, row_j1 + 1):
-                slot = node_slot(i, j, tile_dir)
+                slot = node_slot(i, j, tile_dir, tile_origin)
                 if slot < 0:
                     level = reference_level
                     plastic_surface = reference_level
@@ -298,7 +297,7 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                     z_hit = min(z_hit, lowest_entry_z(kind[s], size[s], center[s], rotation[s], x, y))
                 if not (z_hit < plastic_surface and z_hit >= level - window_down and z_hit <= level + window_up):
                     continue
-                key = i * stride + j
+                key = node_key(i, j)
                 h = _hash(key, mask)
                 while True:
                     if hash_key[h] == -1:

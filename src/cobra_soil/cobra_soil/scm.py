@@ -16,10 +16,12 @@ Deliberate differences from Chrono:
   (K_phi/K)^(1/(1-n)) can raise the pressure above the trial and make z_p negative);
 - the normal pressure after damping is clamped at 0 (loose sand does not pull on a body lifting
   off; Chrono lets it go negative, which also flips the shear stress to push along the slip);
-- near zero slip the shear is scaled down instead of being a unit vector of a vanishing
-  velocity: below max(slip_speed_regularisation_m_s, Σ τ A dt / (shear_damping_cap m)) per body,
-  so the explicitly integrated shear cannot chatter (Chrono: full Coulomb-Janosi force for any
-  slip speed, a known source of jitter of bodies resting on SCM);
+- the shear is elastic-plastic per node: Janosi's (c + σ tan φ)(1 - e^(-j/k)) is the node's
+  strength, a stick spring on the slip (with a damper, both bounded per body for the explicit
+  step) carries loads below it, so a load the soil can carry stops the body and a resting body
+  does not chatter (Chrono: full Janosi force along the slip velocity for any slip speed, a
+  known source of jitter of bodies resting on SCM); see the README, "Shear that holds still";
+- the soil has no edge: the node grid is unbounded (the configured patch only places the nodes);
 - the surface of a node that leaves contact springs back by its elastic sinkage;
 - initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1.
 """
@@ -36,8 +38,8 @@ from numba import njit
 
 from .bulldozing import bulldoze
 from .heightfield import (F_LEVEL, F_LEVEL_INITIAL, F_SHEAR, F_SIGMA, F_SIGMA_YIELD, F_SINKAGE,
-                          F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, I_BODY, I_LOADED_STEP, TILE_NODES, HeightField,
-                          node_slot)
+                          F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, F_TAU_X, F_TAU_Y, I_BODY, I_LOADED_STEP,
+                          MAX_NODE_INDEX, TILE_NODES, HeightField, node_key, node_slot)
 from .params import ScmParams
 from .raycast import body_aabbs, cast_rays, hash_find, world_shape_poses
 from .shapes import BodyGeometry, check_body_state, pack_shapes
@@ -89,20 +91,19 @@ def _hull_area_perimeter(points_i: np.ndarray, points_j: np.ndarray, scratch: np
 
 @njit(cache=True)
 def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray,
-                    hash_key: np.ndarray, hash_hit: np.ndarray, max_i: int, max_j: int, spacing: float,
+                    hash_key: np.ndarray, hash_hit: np.ndarray, spacing: float,
                     patch_of_hit: np.ndarray, patch_order: np.ndarray, patch_start: np.ndarray,
                     patch_inv_b: np.ndarray, patch_area: np.ndarray) -> int:
     """4-connected flood fill of the hit nodes; per patch 1/b = L / (2 A) from the convex hull of
     its node points (0 for patches under 1e-6 m², as Chrono). Returns the number of patches."""
-    stride = max_j + 1
     for k in range(n_hits):
         hash_hit[hit_slots[k]] = k
         patch_of_hit[k] = -1
     n_patches = 0
     n_ordered = 0
     hull_scratch = np.empty(2 * n_hits + 2, dtype=np.int64)
-    row_lo = np.empty(max_i + 1, dtype=np.int64)
-    row_hi = np.empty(max_i + 1, dtype=np.int64)
+    row_lo = np.empty(n_hits + 1, dtype=np.int64)   # a 4-connected patch spans at most its node count
+    row_hi = np.empty(n_hits + 1, dtype=np.int64)
     pi = np.empty(2 * n_hits + 2, dtype=np.float64)
     pj = np.empty(2 * n_hits + 2, dtype=np.float64)
     for seed in range(n_hits):
@@ -121,9 +122,7 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
             for d in range(4):
                 ni = hit_i[k] + _DI[d]
                 nj = hit_j[k] + _DJ[d]
-                if ni < 0 or nj < 0 or ni > max_i or nj > max_j:
-                    continue
-                h = hash_find(ni * stride + nj, hash_key)
+                h = hash_find(node_key(ni, nj), hash_key)
                 if h < 0:
                     continue
                 m = hash_hit[h]
@@ -142,8 +141,8 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
             i_max = max(i_max, hit_i[patch_order[q]])
         rows = i_max - i_min + 1
         for r in range(rows):
-            row_lo[r] = max_j + 1
-            row_hi[r] = -1
+            row_lo[r] = MAX_NODE_INDEX + 1
+            row_hi[r] = -MAX_NODE_INDEX - 1
         for q in range(begin, n_ordered):
             m = patch_order[q]
             r = hit_i[m] - i_min
@@ -151,7 +150,7 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
             row_hi[r] = max(row_hi[r], hit_j[m])
         n_points = 0
         for r in range(rows):
-            if row_hi[r] < 0:
+            if row_hi[r] < row_lo[r]:
                 continue
             pi[n_points] = i_min + r
             pj[n_points] = row_lo[r]
@@ -172,20 +171,25 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
 @njit(cache=True)
 def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray, hash_z: np.ndarray,
                 hash_body: np.ndarray, patch_of_hit: np.ndarray, patch_inv_b: np.ndarray, min_x: float,
-                min_y: float, spacing: float, tile_dir: np.ndarray, node_f: np.ndarray, node_i: np.ndarray,
-                step: int, prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray, body_position: np.ndarray,
-                body_velocity: np.ndarray, body_omega: np.ndarray, kphi: float, kc: float, n_exp: float,
-                cohesion: float, tan_phi: float, janosi_k: float, elastic_k: float, damping_r: float, dt: float,
-                slip_regularisation: float, body_mass: np.ndarray, shear_damping_cap: float, reset_shear: bool,
-                out_force: np.ndarray, out_torque: np.ndarray, out_nodes: np.ndarray, out_max_sinkage: np.ndarray,
-                body_shear_n: np.ndarray) -> None:
+                min_y: float, spacing: float, tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray,
+                node_i: np.ndarray, step: int, prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray,
+                body_position: np.ndarray, body_velocity: np.ndarray, body_omega: np.ndarray, kphi: float,
+                kc: float, n_exp: float, cohesion: float, tan_phi: float, janosi_k: float, elastic_k: float,
+                damping_r: float, dt: float, body_mass: np.ndarray, stick_stiffness_fraction: float,
+                stick_damping_fraction: float, reset_shear: bool, out_force: np.ndarray, out_torque: np.ndarray,
+                out_nodes: np.ndarray, out_max_sinkage: np.ndarray, out_stick_stiffness: np.ndarray,
+                out_stick_damping: np.ndarray) -> None:
     """Per loaded node: sinkage, elastic/plastic pressure, damping, Janosi shear; sum per body.
 
-    The shear is applied in a second pass: near zero slip its direction is regularised over a
-    per-body speed v_reg = max(slip_speed_regularisation, Σ τ A dt / (cap m)), so that the
-    slope of the shear force against slip speed, a damper the engine integrates explicitly,
-    stays within `shear_damping_cap` m / dt (else a resting body chatters: with loose sand a
-    resting link's Σ τ A / 1e-4 m/s would be ~10^4 N s/m against 0.46 kg at 1 ms).
+    Shear (second pass) is elastic-plastic per node: the node keeps the shear stress vector it
+    exerts on its body; each step it changes by -k_t v_t dt (a stick spring on the slip of this
+    step), a damper -c_t v_t is added, and the result is held within Janosi's strength
+    τ_J = (c + σ tan φ)(1 - exp(-j/k)), j = ∫|v_t| dt as Chrono. Sliding, the stress sits on τ_J
+    against the slip, whatever the speed (Janosi against displacement); below τ_J the node
+    sticks, so a load the soil can carry brings the body to rest instead of a creep. k_t and c_t
+    are per body, shared by its loaded nodes: Σ k_t A = stick_stiffness_fraction m / dt² and
+    Σ c_t A = stick_damping_fraction m / dt, the largest the explicitly integrated body takes
+    without ringing (see README). A node entering contact, or changing body, starts unstressed.
     """
     node_area = spacing * spacing
     for q in range(n_prev):   # last step's loads are released; surface springs back elastically
@@ -199,15 +203,17 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
     out_torque[:] = 0.0
     out_nodes[:] = 0
     out_max_sinkage[:] = 0.0
-    body_shear_n[:] = 0.0
     for k in range(n_hits):
         h = hit_slots[k]
         i = hit_i[k]
         j = hit_j[k]
         b = hash_body[h]
         z_hit = hash_z[h]
-        s = node_slot(i, j, tile_dir)
+        s = node_slot(i, j, tile_dir, tile_origin)
         loaded_rows[k] = s
+        if node_i[s, I_LOADED_STEP] != step - 1 or node_i[s, I_BODY] != b:   # (re)entering contact
+            node_f[s, F_TAU_X] = 0.0
+            node_f[s, F_TAU_Y] = 0.0
         sinkage = node_f[s, F_LEVEL_INITIAL] - z_hit
         sinkage_plastic = node_f[s, F_SINKAGE_PLASTIC]
         sigma = elastic_k * (sinkage - sinkage_plastic)   # > 0: only such nodes are hits
@@ -231,8 +237,8 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
                 step_plastic = new_plastic - sinkage_plastic
                 node_f[s, F_SINKAGE_PLASTIC] = new_plastic
         sigma = max(0.0, sigma - damping_r * vz)
+        # Janosi strength of the node (the shear stress it can hold now)
         tau = (cohesion + sigma * tan_phi) * (1.0 - math.exp(-node_f[s, F_SHEAR] / janosi_k))
-        body_shear_n[b] += tau * node_area
         fz = sigma * node_area
         out_force[b, 2] += fz
         out_torque[b, 0] += ry * fz
@@ -246,8 +252,13 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
         node_f[s, F_LEVEL] = z_hit
         node_i[s, I_LOADED_STEP] = step
         node_i[s, I_BODY] = b
-    for b in range(body_shear_n.shape[0]):   # per-body regularisation speed, reusing the array
-        body_shear_n[b] = max(slip_regularisation, body_shear_n[b] * dt / (shear_damping_cap * body_mass[b]))
+    for b in range(out_nodes.shape[0]):   # per node stick stiffness [Pa/m] and damping [Pa s/m]
+        if out_nodes[b] > 0:
+            out_stick_stiffness[b] = stick_stiffness_fraction * body_mass[b] / (dt * dt * node_area * out_nodes[b])
+            out_stick_damping[b] = stick_damping_fraction * body_mass[b] / (dt * node_area * out_nodes[b])
+        else:
+            out_stick_stiffness[b] = 0.0
+            out_stick_damping[b] = 0.0
     for k in range(n_hits):
         h = hit_slots[k]
         b = hash_body[h]
@@ -257,12 +268,25 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
         rz = hash_z[h] - body_position[b, 2]
         vx = body_velocity[b, 0] + body_omega[b, 1] * rz - body_omega[b, 2] * ry
         vy = body_velocity[b, 1] + body_omega[b, 2] * rx - body_omega[b, 0] * rz
-        slip = math.sqrt(vx * vx + vy * vy)
-        if slip <= 0.0:
-            continue
-        scale = node_f[s, F_TAU] * node_area / max(slip, body_shear_n[b])
-        fx = -vx * scale
-        fy = -vy * scale
+        stiffness_dt = out_stick_stiffness[b] * dt
+        elastic_x = node_f[s, F_TAU_X] - stiffness_dt * vx
+        elastic_y = node_f[s, F_TAU_Y] - stiffness_dt * vy
+        tau_x = elastic_x - out_stick_damping[b] * vx
+        tau_y = elastic_y - out_stick_damping[b] * vy
+        magnitude = math.sqrt(tau_x * tau_x + tau_y * tau_y)
+        strength = node_f[s, F_TAU]
+        if magnitude > strength:   # slides: stress on the Janosi strength, the spring keeps it
+            scale = strength / magnitude
+            tau_x *= scale
+            tau_y *= scale
+            elastic_x = tau_x
+            elastic_y = tau_y
+            magnitude = strength
+        node_f[s, F_TAU_X] = elastic_x
+        node_f[s, F_TAU_Y] = elastic_y
+        node_f[s, F_TAU] = magnitude
+        fx = tau_x * node_area
+        fy = tau_y * node_area
         out_force[b, 0] += fx
         out_force[b, 1] += fy
         out_torque[b, 0] -= rz * fy
@@ -310,8 +334,8 @@ def _pow2_at_least(n: int) -> int:
 class ScmTerrain:
     """SCM soil under rigid bodies made of primitives.
 
-    Frames and units: world frame, z up; the patch is flat at `grid.reference_level_m`, centred
-    on `grid.center_xy_m`. `step` takes, for the n bodies given at construction (same order):
+    Frames and units: world frame, z up; the soil is flat at `grid.reference_level_m` everywhere
+    (nodes at `grid.center_xy_m` - size/2 + (i, j) Δ for any integers i, j). `step` takes, for the n bodies given at construction (same order):
     body-frame origin positions [n,3] m, rotations body-to-world [n,3,3], linear velocities of
     the body origins [n,3] m/s and angular velocities [n,3] rad/s, both in world axes, and the
     step dt_s; it returns the world force [n,3] N and the torque [n,3] N·m about each body's
@@ -342,7 +366,9 @@ class ScmTerrain:
         self._counters = np.zeros(2, dtype=np.int64)
         self.contact_nodes_per_body = np.zeros(self.n_bodies, dtype=np.int64)   # last step, per body
         self.max_sinkage_per_body_m = np.zeros(self.n_bodies)                    # last step, per body
-        self.slip_regularisation_per_body_m_s = np.zeros(self.n_bodies)          # last step, per body
+        # last step, per body: stiffness [Pa/m] and damping [Pa s/m] of each loaded node's stick spring
+        self.stick_stiffness_per_node_pa_m = np.zeros(self.n_bodies)
+        self.stick_damping_per_node_pa_s_m = np.zeros(self.n_bodies)
         self._n_patches = 0
         self._prev_rows = np.zeros(0, dtype=np.int64)
         self._n_prev = 0
@@ -377,12 +403,16 @@ class ScmTerrain:
     def spacing_m(self) -> float:
         return self.params.grid.spacing_m
 
-    def patch_contains(self, xy_m: np.ndarray) -> np.ndarray:
-        """True where a world (x, y) lies on the soil patch (for the start-outside-patch check)."""
-        xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
-        grid = self.params.grid
-        return ((xy[:, 0] >= self.min_x_m) & (xy[:, 0] <= self.min_x_m + grid.size_x_m)
-                & (xy[:, 1] >= self.min_y_m) & (xy[:, 1] <= self.min_y_m + grid.size_y_m))
+    def _check_reach(self, pos: np.ndarray) -> None:
+        """Bodies must lie where node indices exist (finite, within +-MAX_NODE_INDEX spacings)."""
+        reach_m = (MAX_NODE_INDEX - 1024) * self.spacing_m
+        offset = pos[:, :2] - np.array([self.min_x_m, self.min_y_m])
+        bad = ~np.all(np.isfinite(pos), axis=1) | np.any(np.abs(offset) > reach_m, axis=1)
+        if np.any(bad):
+            b = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"body '{self.shapes.names[b]}' is at {tuple(float(v) for v in pos[b])} m: "
+                             f'the soil reaches {reach_m / 1000:.0f} km from its origin at spacing '
+                             f'{self.spacing_m} m (a body this far off has diverged; check the simulation)')
 
     def step(self, position_m: np.ndarray, rotation: np.ndarray, linear_velocity_m_s: np.ndarray,
              angular_velocity_rad_s: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -392,6 +422,7 @@ class ScmTerrain:
         """
         pos, rot, vel, omega = check_body_state(self.n_bodies, position_m, rotation, linear_velocity_m_s,
                                                 angular_velocity_rad_s, dt_s)
+        self._check_reach(pos)
         p = self.params
         grid = p.grid
         soil = p.soil
@@ -405,9 +436,8 @@ class ScmTerrain:
         while True:
             n_hits = cast_rays(self.shapes.kind, self.shapes.size_m, self._shape_center, self._shape_rotation,
                                self.shapes.body_start, self._aabb, self.min_x_m, self.min_y_m, grid.spacing_m,
-                               field.max_i, field.max_j, grid.reference_level_m, self.max_level_m,
-                               p.numerics.ray_window_up_m, p.numerics.ray_window_down_m, field.tile_dir,
-                               field.node_f, self._hash_key, self._hash_z, self._hash_body, self._hit_slots,
+                               grid.reference_level_m, self.max_level_m, p.numerics.ray_window_up_m,
+                               p.numerics.ray_window_down_m, field.tile_dir, field.tile_origin, field.node_f, self._hash_key, self._hash_z, self._hash_body, self._hit_slots,
                                self._hit_i, self._hit_j, self._counters)
             if n_hits >= 0:
                 break
@@ -417,17 +447,18 @@ class ScmTerrain:
         radius = bulldozing.erosion_propagations + 2 if bulldozing.enabled else 0
         field.ensure_allocated(self._hit_i, self._hit_j, n_hits, radius)
         n_patches = contact_patches(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_key,
-                                    self._hash_hit, field.max_i, field.max_j, grid.spacing_m, self._patch_of_hit,
+                                    self._hash_hit, grid.spacing_m, self._patch_of_hit,
                                     self._patch_order, self._patch_start, self._patch_inv_b, self._patch_area)
         soil_forces(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_z, self._hash_body,
                     self._patch_of_hit, self._patch_inv_b, self.min_x_m, self.min_y_m, grid.spacing_m,
-                    field.tile_dir, field.node_f, field.node_i, self._step_index, self._prev_rows, self._n_prev,
-                    self._loaded_rows, pos, vel, omega, soil.bekker_kphi_pa_m_n, soil.bekker_kc_pa_m_n1,
-                    soil.bekker_n, soil.mohr_cohesion_pa, math.tan(math.radians(soil.mohr_friction_deg)),
-                    soil.janosi_shear_m, soil.elastic_k_pa_m, soil.damping_r_pa_s_m, dt_s,
-                    p.numerics.slip_speed_regularisation_m_s, self.shapes.mass_kg, p.numerics.shear_damping_cap,
-                    p.numerics.reset_shear_on_release, self._force, self._torque, self.contact_nodes_per_body,
-                    self.max_sinkage_per_body_m, self.slip_regularisation_per_body_m_s)
+                    field.tile_dir, field.tile_origin, field.node_f, field.node_i, self._step_index,
+                    self._prev_rows, self._n_prev, self._loaded_rows, pos, vel, omega, soil.bekker_kphi_pa_m_n,
+                    soil.bekker_kc_pa_m_n1, soil.bekker_n, soil.mohr_cohesion_pa,
+                    math.tan(math.radians(soil.mohr_friction_deg)), soil.janosi_shear_m, soil.elastic_k_pa_m,
+                    soil.damping_r_pa_s_m, dt_s, self.shapes.mass_kg, p.numerics.stick_stiffness_fraction,
+                    p.numerics.stick_damping_fraction, p.numerics.reset_shear_on_release, self._force,
+                    self._torque, self.contact_nodes_per_body, self.max_sinkage_per_body_m,
+                    self.stick_stiffness_per_node_pa_m, self.stick_damping_per_node_pa_s_m)
         self._n_patches = n_patches
         # Swap the loaded-row lists: this step's loads are released at the start of the next.
         self._prev_rows, self._loaded_rows = self._loaded_rows, self._prev_rows
@@ -441,8 +472,8 @@ class ScmTerrain:
             if self._domain_rows.shape[0] < bound:
                 self._alloc_domain(max(bound, 2 * self._domain_rows.shape[0]))
             n_domain, self.max_level_m = bulldoze(
-                self._patch_order, self._patch_start, n_patches, self._hit_i, self._hit_j, field.max_i,
-                field.max_j, field.tile_dir, field.node_f, field.node_i, self._step_index, self._rim_mark_base,
+                self._patch_order, self._patch_start, n_patches, self._hit_i, self._hit_j, field.tile_dir,
+                field.tile_origin, field.node_f, field.node_i, self._step_index, self._rim_mark_base,
                 bulldozing.flow_factor, bulldozing.erosion_propagations, bulldozing.erosion_iterations,
                 grid.spacing_m * math.tan(math.radians(bulldozing.erosion_angle_deg)), self._domain_rows,
                 self._domain_i, self._domain_j, self._domain_neighbours, self.max_level_m)

@@ -115,7 +115,7 @@ def test_a_full_patch_with_a_body_in_one_corner_allocates_only_the_touched_regio
     tiles_j = np.arange((loaded_j.min() - reach) // TILE_NODES, (loaded_j.max() + reach) // TILE_NODES + 1)
     assert terrain.field.allocated_nodes <= len(tiles_i) * len(tiles_j) * NODES_PER_TILE
     assert terrain.field.allocated_nodes < 0.01 * all_nodes
-    allocated_tiles = np.argwhere(terrain.field.tile_dir >= 0)
+    allocated_tiles = terrain.field.allocated_tile_indices()
     assert set(allocated_tiles[:, 0]) <= set(tiles_i) and set(allocated_tiles[:, 1]) <= set(tiles_j)
 
 

@@ -65,6 +65,9 @@ def test_elastic_stiffness_is_clamped_to_kphi_as_chrono_does(tmp_path: Path) -> 
     ('bulldozing', 'flow_factor', -0.5, '[0.0, 10.0]'),
     ('bulldozing', 'erosion_iterations', 2.5, 'an integer'),
     ('bulldozing', 'erosion_propagations', -1, '[0, 50]'),
+    ('numerics', 'stick_stiffness_fraction', 0.0, '(0.0, 1.0]'),
+    ('numerics', 'stick_damping_fraction', 0.7, '[0.0, 0.6666666666666666)'),
+    ('numerics', 'stick_stiffness_fraction', 0.9, 'below 4/3 - 2 stick_damping_fraction = 0.8333'),
 ])
 def test_bad_value_names_parameter_file_and_range(tmp_path: Path, section: str, key: str, value: object,
                                                   range_text: str) -> None:
@@ -103,6 +106,14 @@ def test_missing_unknown_and_unreadable_inputs_are_refused_by_name(tmp_path: Pat
     path.write_text(yaml.safe_dump(compliant))
     with pytest.raises(SoilConfigError, match=r"'friction_dynamic' = 0.8 .*\[0.0, 0.5\]"):
         load_compliant_params(path)
+
+
+def test_the_removed_shear_regularisation_keys_say_what_replaced_them(tmp_path: Path) -> None:
+    for key in ('slip_speed_regularisation_m_s', 'shear_damping_cap'):
+        data = _loose_sand()
+        data['numerics'][key] = 0.25
+        with pytest.raises(SoilConfigError, match=f"'{key}' in 'numerics' no longer exists.*stick_stiffness_fraction"):
+            load_scm_params(_write(tmp_path, data))
 
 
 def test_bad_collision_shape_is_refused_by_body_name() -> None:

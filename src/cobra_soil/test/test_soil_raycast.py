@@ -100,7 +100,11 @@ def test_slip_drags_the_soil_shear_against_the_motion_and_rotation_adds_its_poin
     terrain.step(position, rotation, zero, zero, 1e-3)
     force, _ = terrain.step(position, rotation, np.array([[0.1, -0.1, 0.0]]), zero, 1e-3)
     assert force[0, 0] < 0 and force[0, 1] > 0 and force[0, 0] == pytest.approx(-force[0, 1])
-    # Spinning about the vertical through the origin: shear resists the spin, no net force.
+    # Spinning about the vertical through the origin (fresh soil: the nodes above still hold the
+    # stress of that slip): shear resists the spin, no net force.
+    terrain = _terrain([plate])
+    terrain.step(position, rotation, zero, zero, 1e-3)
+    terrain.step(position, rotation, zero, np.array([[0.0, 0.0, 2.0]]), 1e-3)   # j > 0 everywhere but the centre
     force, torque = terrain.step(position, rotation, zero, np.array([[0.0, 0.0, 2.0]]), 1e-3)
     assert torque[0, 2] < 0
     np.testing.assert_allclose(force[0, :2], 0.0, atol=1e-9 * abs(torque[0, 2]))
@@ -153,8 +157,8 @@ def test_row_culling_finds_exactly_the_hits_of_the_full_active_box() -> None:
     for row_cull in (True, False):
         field = terrain.field
         args = (terrain.shapes.kind, terrain.shapes.size_m, terrain._shape_center, terrain._shape_rotation,
-                terrain.shapes.body_start, terrain._aabb, terrain.min_x_m, terrain.min_y_m, 0.02, field.max_i,
-                field.max_j, 0.0, terrain.max_level_m, 0.1, 0.4, field.tile_dir, field.node_f, terrain._hash_key,
+                terrain.shapes.body_start, terrain._aabb, terrain.min_x_m, terrain.min_y_m, 0.02, 0.0,
+                terrain.max_level_m, 0.1, 0.4, field.tile_dir, field.tile_origin, field.node_f, terrain._hash_key,
                 terrain._hash_z, terrain._hash_body, terrain._hit_slots, terrain._hit_i, terrain._hit_j,
                 terrain._counters)
         raycast.world_shape_poses(positions, rotations, terrain.shapes.position_m, terrain.shapes.rotation,
