@@ -134,9 +134,9 @@ class _Recovery:
             if _is_complete_mcap(path):
                 continue
             slot = self.staging_root / path.stem
-            if slot.exists():
-                self.set_aside(path, f'cut off, and {STAGING_DIR_NAME}/{path.stem}/ holds a split of the same '
-                               'name; nothing of it was salvaged')
+            if slot.exists() or path.stem == SALVAGE_DIR_NAME:  # never into recovery's own scratch folder
+                self.set_aside(path, f'cut off, and {STAGING_DIR_NAME}/{path.stem}/ is taken (a split of the same '
+                               'name, or the scratch of recovery); nothing of it was salvaged')
                 continue
             slot.mkdir(parents=True)
             os.replace(path, slot / path.name)
