@@ -61,3 +61,20 @@ def test_bad_compare_input_exits_2_and_writes_nothing(tmp_path: Path, capsys: py
     assert main(['compare-optimum', *spec, '--out', str(out), *options]) == 2
     assert words in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_compare_into_a_file_or_another_sweep_exits_2_before_any_work(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture) -> None:
+    a_file = tmp_path / 'a_file'
+    a_file.write_text('x')
+    assert main(['compare-optimum', '--out', str(a_file), '--quick']) == 2
+    assert 'lies under the file' in capsys.readouterr().err
+    # a sim sweep of another trial length: refused with the fix
+    from cobra_sweeps.compare_optimum import SIM_SWEEP_DIR, sim_search_spec
+    from cobra_sweeps.runner import write_spec_record
+    sweep = tmp_path / 'out' / SIM_SWEEP_DIR
+    sweep.mkdir(parents=True)
+    write_spec_record(sim_search_spec(CompareBudget.quick()), sweep)
+    assert main(['compare-optimum', '--out', str(tmp_path / 'out'), '--sim-s', '7.5']) == 2
+    error = capsys.readouterr().err
+    assert 'fixed.duration_s' in error and '--force' in error and error.count('\n') == 1, error
