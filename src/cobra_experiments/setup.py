@@ -27,6 +27,7 @@ setup(
             'tumble_report = cobra_experiments.tumble_report:main',
             'render_terrain = cobra_experiments.render_terrain:main',
             'render_bag = cobra_experiments.render_bag:main',
+            'validate_terrain = cobra_experiments.validate_terrain:main',
         ],
     },
 )

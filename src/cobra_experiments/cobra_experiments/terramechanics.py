@@ -1,0 +1,278 @@
+"""Closed-form terramechanics from the literature: the references `validate_terrain` checks SCM against.
+
+Written from the textbook laws, independently of `cobra_soil` (no shared code, no fitted
+constants), so that agreement means something:
+- Bekker's pressure-sinkage law for a plate, p = (k_c/b + k_phi) z^n (Bekker, *Theory of Land
+  Locomotion*; Wong, *Theory of Ground Vehicles*, ch. 2);
+- Janosi-Hanamoto shear, tau = (c + sigma tan phi)(1 - exp(-j/k)), for a plate dragged over its own
+  length and for a body held by a constant force below its limit;
+- Bekker's sinkage of a towed rigid wheel, z0 = [3W / ((3 - n)(k_c + b k_phi) sqrt(D))]^(2/(2n+1)),
+  and the exact integrals it approximates (front half loaded; a wheel pressed in at rest);
+- the Wong-Reece rigid-wheel model (Wong & Reece 1967; Wong, *Theory of Ground Vehicles*):
+  entry angle from the sinkage, max-stress angle theta_m = (c1 + c2 i) theta_1, front and rear
+  normal stress, shear displacement j(theta), load, drawbar pull and torque integrated over the
+  contact arc, the sinkage solved from the load for each slip, and the zero-drawbar-pull slip.
+
+Units are SI throughout: m, N, Pa, rad. b is always Bekker's b (the smaller dimension of the
+contact: a wheel's width, a strip plate's width); SCM's patch b = 2A/L is a different quantity and
+callers pass whichever b they mean.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+# Wong & Reece (1967) as summarised in Wong, *Theory of Ground Vehicles*: theta_m = (c1 + c2 i) theta_1.
+WONG_REECE_C1 = 0.4
+WONG_REECE_C2 = 0.15
+_GAUSS_POINTS = 64
+_GAUSS_X, _GAUSS_W = np.polynomial.legendre.leggauss(_GAUSS_POINTS)
+
+
+class TerramechanicsError(ValueError):
+    """A closed form was asked for outside its domain (names the quantity and the fix)."""
+
+
+@dataclass(frozen=True)
+class BekkerSoil:
+    """Bekker-Wong pressure-sinkage and Mohr-Coulomb/Janosi shear parameters of one soil."""
+
+    kc_pa_m_n1: float          # cohesive modulus k_c [N/m^(n+1)]
+    kphi_pa_m_n: float         # frictional modulus k_phi [N/m^(n+2)]
+    n: float                   # sinkage exponent [-]
+    cohesion_pa: float         # c [Pa]
+    friction_deg: float        # phi [deg]
+    janosi_k_m: float          # shear deformation modulus k [m]
+
+    def __post_init__(self) -> None:
+        if not (self.n > 0 and self.kc_pa_m_n1 >= 0 and self.kphi_pa_m_n >= 0 and self.cohesion_pa >= 0
+                and 0 <= self.friction_deg < 90 and self.janosi_k_m > 0
+                and self.kc_pa_m_n1 + self.kphi_pa_m_n > 0):
+            raise TerramechanicsError(f'soil {self}: need n > 0, k_c, k_phi, c >= 0 (not both moduli 0), '
+                                      f'0 <= phi < 90 deg and k > 0')
+
+    @classmethod
+    def from_scm(cls, soil: object) -> BekkerSoil:
+        """From a `cobra_soil.SoilParams` (its field names; elastic K and damping R have no place here)."""
+        return cls(kc_pa_m_n1=soil.bekker_kc_pa_m_n1, kphi_pa_m_n=soil.bekker_kphi_pa_m_n, n=soil.bekker_n,
+                   cohesion_pa=soil.mohr_cohesion_pa, friction_deg=soil.mohr_friction_deg,
+                   janosi_k_m=soil.janosi_shear_m)
+
+    @property
+    def tan_phi(self) -> float:
+        return math.tan(math.radians(self.friction_deg))
+
+    def modulus(self, b_m: float) -> float:
+        """k_c / b + k_phi [Pa/m^n] for a contact of Bekker width b."""
+        if not b_m > 0:
+            raise TerramechanicsError(f'b = {b_m} m: the contact width must be > 0')
+        return self.kc_pa_m_n1 / b_m + self.kphi_pa_m_n
+
+
+# ------------------------------------------------------------------------------------ plates
+
+def bekker_pressure_pa(soil: BekkerSoil, sinkage_m: float | np.ndarray, b_m: float) -> float | np.ndarray:
+    """Bekker's plate pressure at a sinkage (0 above the surface)."""
+    return soil.modulus(b_m) * np.maximum(sinkage_m, 0.0) ** soil.n
+
+
+def bekker_plate_sinkage_m(soil: BekkerSoil, pressure_pa: float, b_m: float) -> float:
+    """The sinkage at which a plate of width b carries the pressure (inverse of the Bekker law)."""
+    if pressure_pa < 0:
+        raise TerramechanicsError(f'pressure {pressure_pa} Pa: must be >= 0')
+    return (pressure_pa / soil.modulus(b_m)) ** (1.0 / soil.n)
+
+
+def shear_strength_pa(soil: BekkerSoil, normal_pressure_pa: float | np.ndarray) -> float | np.ndarray:
+    """Mohr-Coulomb limit c + sigma tan(phi)."""
+    return soil.cohesion_pa + normal_pressure_pa * soil.tan_phi
+
+
+def janosi_fraction(shear_displacement_m: float | np.ndarray, k_m: float) -> float | np.ndarray:
+    """Janosi-Hanamoto: the fraction 1 - exp(-j/k) of the shear strength mobilised at displacement j."""
+    return 1.0 - np.exp(-np.abs(shear_displacement_m) / k_m)
+
+
+def janosi_rest_displacement_m(load_fraction: float, k_m: float) -> float:
+    """Where a contact under a constant tangential load F = f F_max comes to rest: j* = -k ln(1 - f)."""
+    if not 0 <= load_fraction < 1:
+        raise TerramechanicsError(f'load fraction {load_fraction}: must be in [0, 1) (at or above 1 it never stops)')
+    return -k_m * math.log1p(-load_fraction)
+
+
+def plate_drag_fraction(travel_m: float, length_m: float, k_m: float) -> float:
+    """Mobilised fraction of (c A + W tan phi) for a plate dragged a distance s along its length L.
+
+    Soil under the plate from the start has slid s; soil met at the leading edge has slid
+    uniformly 0..s (Wong's integration of Janosi over the contact length):
+    (L - s)/L (1 - e^(-s/k)) + (s - k (1 - e^(-s/k)))/L, for 0 <= s <= L.
+    """
+    if not 0 <= travel_m <= length_m:
+        raise TerramechanicsError(f'travel {travel_m} m: must be within the plate length 0..{length_m} m')
+    mobilised = 1.0 - math.exp(-travel_m / k_m)
+    return (length_m - travel_m) / length_m * mobilised + (travel_m - k_m * mobilised) / length_m
+
+
+# ------------------------------------------------------------------------- rigid wheel, Bekker
+
+def bekker_wheel_sinkage_m(soil: BekkerSoil, load_n: float, radius_m: float, width_m: float,
+                           bekker_b_m: float | None = None) -> float:
+    """Bekker's towed rigid wheel: z0 = [3W / ((3 - n)(k_c + b k_phi) sqrt(D))]^(2/(2n+1)), D = 2r.
+
+    Derived with the front half of the rim loaded as a plate at the same depth, the contact
+    length approximated by sqrt(D z); valid for z << D and n < 3. Bekker's b is the wheel width;
+    `bekker_b_m` puts another b in k_c/b (the loaded width stays `width_m`).
+    """
+    if not (load_n > 0 and radius_m > 0 and width_m > 0 and soil.n < 3):
+        raise TerramechanicsError(f'load {load_n} N, radius {radius_m} m, width {width_m} m, n {soil.n}: '
+                                  f'need positive load and dimensions and n < 3')
+    k_total = width_m * soil.modulus(width_m if bekker_b_m is None else bekker_b_m)
+    base = 3.0 * load_n / ((3.0 - soil.n) * k_total * math.sqrt(2.0 * radius_m))
+    return base ** (2.0 / (2.0 * soil.n + 1.0))
+
+
+def _gauss(a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [a, b]."""
+    half = 0.5 * (b - a)
+    return 0.5 * (a + b) + half * _GAUSS_X, half * _GAUSS_W
+
+
+def _entry_angle_rad(sinkage_m: float, radius_m: float) -> float:
+    if not 0 < sinkage_m < radius_m:
+        raise TerramechanicsError(f'sinkage {sinkage_m} m: must be in (0, r = {radius_m} m)')
+    return math.acos(1.0 - sinkage_m / radius_m)
+
+
+def front_half_load_n(soil: BekkerSoil, sinkage_m: float, radius_m: float, width_m: float,
+                      bekker_b_m: float | None = None) -> float:
+    """Load carried by the front half of a rim sunk z, Bekker pressure at each depth, no shear (the
+    exact integral behind Bekker's z0): W = r b k ∫_0^θ1 r^n (cos θ - cos θ1)^n cos θ dθ."""
+    theta1 = _entry_angle_rad(sinkage_m, radius_m)
+    theta, weight = _gauss(0.0, theta1)
+    depth = radius_m * (np.cos(theta) - math.cos(theta1))
+    b = width_m if bekker_b_m is None else bekker_b_m
+    return float(radius_m * width_m * np.sum(weight * bekker_pressure_pa(soil, depth, b) * np.cos(theta)))
+
+
+def resting_wheel_load_n(soil: BekkerSoil, sinkage_m: float, radius_m: float, width_m: float,
+                         bekker_b_m: float | None = None) -> float:
+    """Load carried by a wheel pressed straight down to sinkage z (both halves of the arc loaded)."""
+    return 2.0 * front_half_load_n(soil, sinkage_m, radius_m, width_m, bekker_b_m)
+
+
+def _solve_sinkage(load_of_sinkage, load_n: float, radius_m: float, what: str) -> float:
+    low = 1e-9 * radius_m
+    high = radius_m * (1.0 - 1e-9)
+    if load_of_sinkage(high) < load_n:
+        raise TerramechanicsError(f'{what}: the soil cannot carry {load_n} N before the axle sinks to the '
+                                  f'surface (r = {radius_m} m); lower the load or use a larger wheel')
+    return brentq(lambda z: load_of_sinkage(z) - load_n, low, high, xtol=1e-12, rtol=1e-12)
+
+
+def front_half_sinkage_m(soil: BekkerSoil, load_n: float, radius_m: float, width_m: float,
+                         bekker_b_m: float | None = None) -> float:
+    """Towed-wheel sinkage from the exact front-half integral (Bekker's z0 without its approximations)."""
+    return _solve_sinkage(lambda z: front_half_load_n(soil, z, radius_m, width_m, bekker_b_m), load_n, radius_m,
+                          'front-half sinkage')
+
+
+def resting_wheel_sinkage_m(soil: BekkerSoil, load_n: float, radius_m: float, width_m: float,
+                            bekker_b_m: float | None = None) -> float:
+    """Sinkage of a wheel pressed straight down by a load (symmetric contact, Bekker pressure)."""
+    return _solve_sinkage(lambda z: resting_wheel_load_n(soil, z, radius_m, width_m, bekker_b_m), load_n,
+                          radius_m, 'resting-wheel sinkage')
+
+
+# ------------------------------------------------------------------- rigid wheel, Wong-Reece
+
+@dataclass(frozen=True)
+class WheelForces:
+    """Wong-Reece result for one sinkage and slip (SI units; DP > 0 pulls the wheel forward)."""
+
+    slip: float
+    sinkage_m: float
+    entry_angle_rad: float
+    max_stress_angle_rad: float
+    load_n: float
+    drawbar_pull_n: float
+    torque_nm: float
+    thrust_n: float                  # r b ∫ τ cos θ dθ: the shear's forward part
+    compaction_resistance_n: float   # r b ∫ σ sin θ dθ: the normal stress's backward part (DP = thrust - this)
+
+
+def wong_reece_forces(soil: BekkerSoil, sinkage_m: float, slip: float, radius_m: float, width_m: float,
+                      c1: float = WONG_REECE_C1, c2: float = WONG_REECE_C2, exit_angle_rad: float = 0.0,
+                      bekker_b_m: float | None = None) -> WheelForces:
+    """Load, drawbar pull and driving torque of a rigid wheel at a sinkage and slip (Wong & Reece 1967).
+
+    Slip i = 1 - v/(r ω). Front (θm ≤ θ ≤ θ1): σ = k rⁿ (cos θ - cos θ1)ⁿ; rear (θ2 ≤ θ < θm): the front
+    law at the mapped angle θ1 - (θ - θ2)(θ1 - θm)/(θm - θ2). j(θ) = r[(θ1 - θ) - (1 - i)(sin θ1 - sin θ)];
+    τ = (c + σ tan φ)(1 - e^(-|j|/k)) with the sign of j (in skid, i < 0, the rear of the arc shears
+    backwards: the same kinematics, no separate skid law). W = r b ∫ (σ cos θ + τ sin θ) dθ,
+    DP = r b ∫ (τ cos θ - σ sin θ) dθ, T = r² b ∫ τ dθ over θ2..θ1. b is the wheel width (Bekker's b);
+    `bekker_b_m` puts another b in k_c/b (the loaded width stays `width_m`).
+    """
+    theta1 = _entry_angle_rad(sinkage_m, radius_m)
+    theta2 = exit_angle_rad
+    if not 0.0 <= theta2 < theta1:
+        raise TerramechanicsError(f'exit angle {theta2} rad: must be in [0, θ1 = {theta1:.4f} rad)')
+    if not -1.0 < slip <= 1.0:
+        raise TerramechanicsError(f'slip {slip}: must be in (-1, 1]')
+    theta_m = min(max((c1 + c2 * slip) * theta1, theta2), theta1)
+    k_modulus = soil.modulus(width_m if bekker_b_m is None else bekker_b_m)
+    r = radius_m
+
+    def stresses(theta: np.ndarray, front: bool) -> tuple[np.ndarray, np.ndarray]:
+        if front:
+            equivalent = theta
+        else:
+            equivalent = theta1 - (theta - theta2) * (theta1 - theta_m) / (theta_m - theta2)
+        sigma = k_modulus * (r * np.maximum(np.cos(equivalent) - math.cos(theta1), 0.0)) ** soil.n
+        j = r * ((theta1 - theta) - (1.0 - slip) * (math.sin(theta1) - np.sin(theta)))
+        tau = np.sign(j) * shear_strength_pa(soil, sigma) * janosi_fraction(j, soil.janosi_k_m)
+        return sigma, tau
+
+    load = 0.0
+    thrust = 0.0
+    compaction = 0.0
+    torque = 0.0
+    for a, b, front in ((theta_m, theta1, True), (theta2, theta_m, False)):
+        if b - a <= 0.0:
+            continue
+        theta, weight = _gauss(a, b)
+        sigma, tau = stresses(theta, front)
+        load += float(np.sum(weight * (sigma * np.cos(theta) + tau * np.sin(theta))))
+        thrust += float(np.sum(weight * tau * np.cos(theta)))
+        compaction += float(np.sum(weight * sigma * np.sin(theta)))
+        torque += float(np.sum(weight * tau))
+    return WheelForces(slip=slip, sinkage_m=sinkage_m, entry_angle_rad=theta1, max_stress_angle_rad=theta_m,
+                       load_n=r * width_m * load, drawbar_pull_n=r * width_m * (thrust - compaction),
+                       torque_nm=r * r * width_m * torque, thrust_n=r * width_m * thrust,
+                       compaction_resistance_n=r * width_m * compaction)
+
+
+def wong_reece_at_load(soil: BekkerSoil, load_n: float, slip: float, radius_m: float, width_m: float,
+                       c1: float = WONG_REECE_C1, c2: float = WONG_REECE_C2,
+                       bekker_b_m: float | None = None) -> WheelForces:
+    """Wong-Reece with the sinkage solved so the wheel carries `load_n` at this slip."""
+    sinkage = _solve_sinkage(
+        lambda z: wong_reece_forces(soil, z, slip, radius_m, width_m, c1, c2, bekker_b_m=bekker_b_m).load_n,
+        load_n, radius_m, f'Wong-Reece sinkage at slip {slip}')
+    return wong_reece_forces(soil, sinkage, slip, radius_m, width_m, c1, c2, bekker_b_m=bekker_b_m)
+
+
+def zero_drawbar_slip(soil: BekkerSoil, load_n: float, radius_m: float, width_m: float,
+                      c1: float = WONG_REECE_C1, c2: float = WONG_REECE_C2,
+                      slip_range: tuple[float, float] = (-0.5, 0.95)) -> float:
+    """The slip at which the Wong-Reece drawbar pull is zero (self-propelled wheel), at `load_n`."""
+    def pull(slip: float) -> float:
+        return wong_reece_at_load(soil, load_n, slip, radius_m, width_m, c1, c2).drawbar_pull_n
+
+    low, high = slip_range
+    if pull(low) > 0 or pull(high) < 0:
+        raise TerramechanicsError(f'drawbar pull does not change sign for slip in [{low}, {high}] at {load_n} N')
+    return brentq(pull, low, high, xtol=1e-7)

@@ -1,0 +1,159 @@
+"""Closed-form terramechanics against hand calculations and limiting cases of the literature laws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.special import gamma
+
+from cobra_experiments import terramechanics as tm
+
+# The thesis's loose sand (Table 1) and Wong's LETE sand (Theory of Ground Vehicles, Table 2.3).
+LOOSE_SAND = tm.BekkerSoil(kc_pa_m_n1=25.0, kphi_pa_m_n=5.0e4, n=0.6, cohesion_pa=25.0, friction_deg=28.0,
+                           janosi_k_m=0.04)
+LETE_SAND = tm.BekkerSoil(kc_pa_m_n1=102e3, kphi_pa_m_n=5301e3, n=0.79, cohesion_pa=1.3e3, friction_deg=31.1,
+                          janosi_k_m=0.01)
+R_M, B_M = 0.2, 0.12   # the thesis's wheel
+
+
+def test_bekker_towed_wheel_sinkage_for_a_hand_computed_case() -> None:
+    # n = 1, k_c = 0, k_phi = 1 MPa/m, W = 1000 N, D = 1 m, b = 0.2 m:
+    # z0 = (3 * 1000 / (2 * 0.2e6 * 1))^(2/3) = 0.0075^(2/3) = 0.038316 m.
+    soil = tm.BekkerSoil(0.0, 1.0e6, 1.0, 0.0, 30.0, 0.01)
+    assert tm.bekker_wheel_sinkage_m(soil, 1000.0, 0.5, 0.2) == pytest.approx(0.038316, rel=1e-4)
+
+
+@pytest.mark.parametrize('n', [0.5, 0.79, 1.0, 1.1])
+def test_bekker_z0_is_the_front_half_integral_with_its_contact_factor_in_the_small_sinkage_limit(n: float) -> None:
+    # For z << r the rim is a parabola and the exact front-half load is b k sqrt(D) z^(n+1/2) B(n),
+    # B(n) = ∫_0^1 (1 - u²)^n du = sqrt(π) Γ(n+1) / (2 Γ(n+3/2)); Bekker writes (3 - n)/3 for B(n)
+    # (exact at n = 1), so the two sinkages differ by (B(n) / ((3 - n)/3))^(2/(2n+1)).
+    soil = tm.BekkerSoil(0.0, 1.0e6, n, 0.0, 30.0, 0.01)
+    radius = 10.0
+    load = 2.0
+    exact = tm.front_half_sinkage_m(soil, load, radius, 0.1)
+    assert exact / radius < 1e-3
+    contact_factor = math.sqrt(math.pi) * gamma(n + 1) / (2 * gamma(n + 1.5))
+    expected_ratio = (contact_factor / ((3 - n) / 3)) ** (2 / (2 * n + 1))
+    assert tm.bekker_wheel_sinkage_m(soil, load, radius, 0.1) / exact == pytest.approx(expected_ratio, rel=2e-3)
+    if n == 1.0:
+        assert expected_ratio == pytest.approx(1.0)
+
+
+def test_plate_law_inverts_and_doubling_the_pressure_scales_the_sinkage_by_2_pow_1_over_n() -> None:
+    z = tm.bekker_plate_sinkage_m(LETE_SAND, 200e3, 0.1)
+    assert tm.bekker_pressure_pa(LETE_SAND, z, 0.1) == pytest.approx(200e3)
+    assert tm.bekker_plate_sinkage_m(LETE_SAND, 400e3, 0.1) / z == pytest.approx(2 ** (1 / LETE_SAND.n))
+    # A narrower plate (larger k_c/b) sinks less under the same pressure.
+    assert tm.bekker_plate_sinkage_m(LETE_SAND, 200e3, 0.05) < z
+
+
+def test_janosi_rest_displacement_mobilises_exactly_the_applied_fraction() -> None:
+    for fraction in (0.05, 0.2, 0.9):
+        j = tm.janosi_rest_displacement_m(fraction, 0.04)
+        assert tm.janosi_fraction(j, 0.04) == pytest.approx(fraction)
+    assert tm.janosi_rest_displacement_m(0.05, 0.04) == pytest.approx(2.05e-3, rel=1e-2)   # issue 17: 2.1 mm
+    with pytest.raises(tm.TerramechanicsError):
+        tm.janosi_rest_displacement_m(1.0, 0.04)
+
+
+def test_plate_drag_fraction_limits() -> None:
+    k = 0.04
+    assert tm.plate_drag_fraction(0.0, 0.4, k) == 0.0
+    # A plate much longer than the travel: every node slid s.
+    assert tm.plate_drag_fraction(0.02, 1e6, k) == pytest.approx(1 - math.exp(-0.5), rel=1e-6)
+    # After one plate length every node under it is fresh soil met at the front: mean over 0..L.
+    assert tm.plate_drag_fraction(0.4, 0.4, k) == pytest.approx((0.4 - k * (1 - math.exp(-10))) / 0.4)
+    values = [tm.plate_drag_fraction(s, 0.4, k) for s in np.linspace(0, 0.4, 30)]
+    assert values == sorted(values)
+
+
+def test_wong_reece_without_shear_and_with_the_peak_at_the_bottom_is_bekkers_towed_wheel() -> None:
+    # c = 0, φ = 0: no shear; c1 = c2 = 0: θm = 0, the whole arc is the front law. Then
+    # W is the front-half integral, T = 0 and DP = -R_c = -b k z^(n+1)/(n+1) (Bekker's compaction
+    # resistance: the work of making the rut, per unit length).
+    soil = tm.BekkerSoil(LOOSE_SAND.kc_pa_m_n1, LOOSE_SAND.kphi_pa_m_n, LOOSE_SAND.n, 0.0, 0.0, 0.04)
+    z = 0.03
+    forces = tm.wong_reece_forces(soil, z, 0.3, R_M, B_M, c1=0.0, c2=0.0)
+    assert forces.load_n == pytest.approx(tm.front_half_load_n(soil, z, R_M, B_M), rel=1e-9)
+    compaction = B_M * soil.modulus(B_M) * z ** (soil.n + 1) / (soil.n + 1)
+    assert forces.drawbar_pull_n == pytest.approx(-compaction, rel=1e-4)
+    assert forces.compaction_resistance_n == pytest.approx(compaction, rel=1e-4)
+    assert forces.torque_nm == 0.0 and forces.thrust_n == 0.0
+
+
+def test_wong_reece_integrals_match_adaptive_quadrature() -> None:
+    soil, z, slip = LETE_SAND, 0.012, 0.3
+    forces = tm.wong_reece_forces(soil, z, slip, R_M, B_M)
+    theta1 = math.acos(1 - z / R_M)
+    theta_m = (tm.WONG_REECE_C1 + tm.WONG_REECE_C2 * slip) * theta1
+    k = soil.modulus(B_M)
+
+    def sigma(theta: float) -> float:
+        mapped = theta if theta >= theta_m else theta1 - theta * (theta1 - theta_m) / theta_m
+        return k * (R_M * (math.cos(mapped) - math.cos(theta1))) ** soil.n
+
+    def tau(theta: float) -> float:
+        j = R_M * ((theta1 - theta) - (1 - slip) * (math.sin(theta1) - math.sin(theta)))
+        return (soil.cohesion_pa + sigma(theta) * soil.tan_phi) * (1 - math.exp(-j / soil.janosi_k_m))
+
+    def integral(f) -> float:
+        return quad(f, 0, theta_m, limit=200)[0] + quad(f, theta_m, theta1, limit=200)[0]
+
+    load = R_M * B_M * integral(lambda t: sigma(t) * math.cos(t) + tau(t) * math.sin(t))
+    pull = R_M * B_M * integral(lambda t: tau(t) * math.cos(t) - sigma(t) * math.sin(t))
+    torque = R_M ** 2 * B_M * integral(tau)
+    assert forces.load_n == pytest.approx(load, rel=1e-4)
+    assert forces.drawbar_pull_n == pytest.approx(pull, rel=1e-4)
+    assert forces.torque_nm == pytest.approx(torque, rel=1e-4)
+
+
+@pytest.mark.parametrize('slip', [-0.2, 0.0, 0.3, 0.7])
+def test_sinkage_solved_from_the_load_carries_the_load(slip: float) -> None:
+    forces = tm.wong_reece_at_load(LOOSE_SAND, 58.86, slip, R_M, B_M)
+    assert forces.load_n == pytest.approx(58.86, rel=1e-9)
+    assert 0 < forces.sinkage_m < R_M
+    assert forces.max_stress_angle_rad == pytest.approx((0.4 + 0.15 * slip) * forces.entry_angle_rad)
+
+
+def test_zero_drawbar_slip_has_zero_pull_and_the_pull_rises_with_slip() -> None:
+    slip = tm.zero_drawbar_slip(LETE_SAND, 1000.0, R_M, B_M)
+    assert 0.0 < slip < 0.3
+    assert tm.wong_reece_at_load(LETE_SAND, 1000.0, slip, R_M, B_M).drawbar_pull_n == pytest.approx(0.0, abs=1e-3)
+    pulls = [tm.wong_reece_at_load(LETE_SAND, 1000.0, s, R_M, B_M).drawbar_pull_n for s in (-0.2, 0.0, 0.2, 0.4, 0.7)]
+    assert pulls == sorted(pulls)
+    assert pulls[0] < 0 < pulls[-1]   # skid brakes, slip drives
+
+
+def test_a_fully_spinning_wheel_in_cohesive_soil_shears_c_over_the_whole_arc() -> None:
+    # φ = 0, k -> 0, slip 1 (v = 0): τ = c everywhere on the arc, so T = r² b c θ1 and the
+    # thrust is r b c sin θ1.
+    soil = tm.BekkerSoil(1e4, 5e5, 0.5, 5e3, 0.0, 1e-9)
+    z = 0.02
+    forces = tm.wong_reece_forces(soil, z, 1.0, R_M, B_M)
+    theta1 = math.acos(1 - z / R_M)
+    assert forces.torque_nm == pytest.approx(R_M ** 2 * B_M * 5e3 * theta1, rel=1e-6)
+    assert forces.thrust_n == pytest.approx(R_M * B_M * 5e3 * math.sin(theta1), rel=1e-6)
+
+
+def test_bekker_b_in_kc_over_b_is_separate_from_the_loaded_width() -> None:
+    width_b = tm.resting_wheel_sinkage_m(LETE_SAND, 1000.0, R_M, B_M)
+    narrow_b = tm.resting_wheel_sinkage_m(LETE_SAND, 1000.0, R_M, B_M, bekker_b_m=0.05)
+    assert narrow_b < width_b   # larger k_c/b, same loaded width
+    no_kc = tm.BekkerSoil(0.0, 5301e3, 0.79, 1.3e3, 31.1, 0.01)
+    assert tm.resting_wheel_sinkage_m(no_kc, 1000.0, R_M, B_M, bekker_b_m=0.05) == pytest.approx(
+        tm.resting_wheel_sinkage_m(no_kc, 1000.0, R_M, B_M))
+    # A wheel at rest presses both halves of its arc: it sinks less than the towed wheel.
+    assert width_b < tm.front_half_sinkage_m(LETE_SAND, 1000.0, R_M, B_M)
+
+
+def test_out_of_domain_requests_raise_one_clear_error() -> None:
+    with pytest.raises(tm.TerramechanicsError, match='sinkage'):
+        tm.wong_reece_forces(LOOSE_SAND, R_M, 0.2, R_M, B_M)
+    with pytest.raises(tm.TerramechanicsError, match='cannot carry'):
+        tm.wong_reece_at_load(LOOSE_SAND, 1e6, 0.2, R_M, B_M)
+    with pytest.raises(tm.TerramechanicsError, match='n > 0'):
+        tm.BekkerSoil(0.0, 1e5, 0.0, 0.0, 30.0, 0.01)
