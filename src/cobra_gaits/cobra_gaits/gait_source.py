@@ -24,7 +24,7 @@ import numpy as np
 from cobra_description.robot_model import Joint
 from cobra_gaits.lts import (PRESET_NAMES, LinearTwistParams, LtsGait, LtsJointGenerator,
                              RollingVectorParams, lts_preset, with_time_step)
-from cobra_gaits.presets import CSV_GAIT, LTS_GAIT
+from cobra_gaits.presets import CMD_VEL_GAIT, CSV_GAIT, LTS_GAIT
 from cobra_gaits.sidewinding import GaitError, SidewindingGenerator, SidewindingParams, StartStopRamp
 from cobra_gaits.speed_limit import check_sidewinding_speed
 from cobra_gaits.trajectory_csv import TrajectoryReplay, load_replay
@@ -195,6 +195,9 @@ def make_gait_source(values: Mapping[str, Any], joints: Sequence[Joint]
         return list(replay.trajectory.joint_names), replay
     if values['gait'] == LTS_GAIT:
         return make_lts_source(values, joints)
+    if values['gait'] == CMD_VEL_GAIT:  # both robots; imported here: cobra_gaits.cmd_vel builds on this module
+        from cobra_gaits.cmd_vel import make_cmd_vel_source
+        return make_cmd_vel_source(values, joints)
     if has_twist_joints(joints):
         raise GaitError(f"gait:={values['gait']} is a COBRA sidewinding preset (pitch/yaw joints); this "
                         'URDF is the T-Snake (dorsal/twist/lateral joints): use gait:=lts with '

@@ -18,7 +18,8 @@ GAIT_NODE_NAME = 'gait_node'
 CSV_GAIT = 'csv'
 LTS_GAIT = 'lts'  # an LTS twist gait of cobra_gaits.lts (T-Snake only), chosen by lts_preset
 TUMBLE_GAIT = 'tumble'  # the tumbling-latch sequence (COBRA only)
-BUILT_IN_GAITS = (CSV_GAIT, LTS_GAIT, TUMBLE_GAIT)  # gait names besides the parameter files' presets
+CMD_VEL_GAIT = 'cmd_vel'  # follow geometry_msgs/Twist on cmd_vel (cobra_gaits.cmd_vel; both robots)
+BUILT_IN_GAITS = (CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT)  # gait names besides the parameter files' presets
 PRESET_FIELDS = ('frequency_hz', 'amplitude_vertical_rad', 'amplitude_horizontal_rad')
 WILDCARD_SECTIONS = ('/**', '**')
 
@@ -110,5 +111,5 @@ def preset_params(parameters: dict, gait: str) -> SidewindingParams:
 
 
 def available_gaits(parameters: dict) -> list[str]:
-    """Preset names the merged parameters define, then 'csv', 'lts' and 'tumble'."""
+    """Preset names the merged parameters define, then 'csv', 'lts', 'tumble' and 'cmd_vel'."""
     return list(parameters.get('preset_names', [])) + list(BUILT_IN_GAITS)

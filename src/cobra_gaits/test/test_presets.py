@@ -51,9 +51,9 @@ def test_preset_takes_direction_from_parameters(parameters):
     assert preset_params({**parameters, 'direction': 'right'}, 'gait2').direction == 'right'
 
 
-def test_available_gaits_append_csv_lts_and_tumble(parameters):
-    assert available_gaits(parameters) == ['gait1', 'gait2', 'csv', 'lts', 'tumble']
-    assert available_gaits({}) == ['csv', 'lts', 'tumble']
+def test_available_gaits_append_csv_lts_tumble_and_cmd_vel(parameters):
+    assert available_gaits(parameters) == ['gait1', 'gait2', 'csv', 'lts', 'tumble', 'cmd_vel']
+    assert available_gaits({}) == ['csv', 'lts', 'tumble', 'cmd_vel']
 
 
 def test_unknown_gait_error_lists_choices(parameters):
@@ -131,7 +131,7 @@ def test_preset_defined_in_a_params_file_is_available(tmp_path):
     """A user's params_file given after the defaults adds its presets (bringup passes both)."""
     user = _write(tmp_path, USER_PRESET)
     parameters = load_gait_parameters(GAIT_YAML, user)
-    assert available_gaits(parameters) == ['gait1', 'gait2', 'crawl', 'csv', 'lts', 'tumble']
+    assert available_gaits(parameters) == ['gait1', 'gait2', 'crawl', 'csv', 'lts', 'tumble', 'cmd_vel']
     crawl = preset_params(parameters, 'crawl')
     assert (crawl.frequency_hz, crawl.amplitude_horizontal_rad) == (0.2, 0.4)
     assert crawl.ramp_duration_s == 2.0  # from the defaults file

@@ -1,0 +1,211 @@
+"""Go-to-goal and heading loop on odometry for a sidewinding snake (no ROS): odom -> cmd_vel.
+
+A sidewinding snake moves sideways (base_link +y = left) and turns while it moves (conical
+sidewinding, cobra_gaits.cmd_vel); it cannot turn on the spot. So the loop is a unicycle
+controller whose "forward" is the travel direction of left or right sidewinding:
+
+* Estimates from `odom` (base_link = the head module): the head swings through the wave (on
+  COBRA +-23 deg of yaw and 12 cm sideways at gait1's amplitudes), so position and heading are
+  averaged over the last gait cycle T and corrected for the half cycle of lag that averaging
+  costs: est = mean over [t - T, t] + (p(t) - p(t - T)) / 2 (the head's wave repeats after T, so
+  p(t) - p(t - T) is the last cycle's displacement). Heading = that estimate of the head's yaw,
+  the body axis's direction (tail -> head) to within a few degrees.
+* Cruise: constant lateral speed, so the gait's frequency, and with it T, stays constant;
+  angular.z = heading gain x the error between the bearing to the goal and the travel direction
+  (heading + travel_angle of the side chosen), clamped to what the taper gives at that speed.
+  The side (left / right) is the one needing the smaller turn, kept while its error stays under
+  SIDE_SWITCH_RAD (hysteresis).
+* Three-point turn: the snake turns no tighter than R = cruise / max angular.z (0.9 m at the
+  defaults), so a goal off to the side at distance d < 2 R |sin(error)| would be circled for
+  ever; the loop then sidewinds the other way, turning the same way, until the goal is in reach.
+* Stop: when the goal lies within the coasting distance (what the body travels while the gait
+  ramps down, measured in the sim) along the travel direction, or within the position tolerance;
+  then a zero twist, and the result after `settle_s` of ramp-down.
+* Heading goals: cruise to the left while turning towards the goal yaw, stop when the remaining
+  error is within the coasting turn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+
+from cobra_gaits.cmd_vel import Twist2D
+
+BACK_OFF_MARGIN = 1.3  # back off until the goal lies this far beyond the turning circle's reach
+PASS_FRACTION = 0.7  # the travel line passing the goal within this share of the tolerance needs no more turning
+WHOLE_CYCLE_FRACTION = 0.95  # a heading is judged on an average over at least this share of a cycle
+SIDE_SWITCH_RAD = math.radians(110.0)  # keep the side until its travel is this far off the bearing
+# travel direction in the body frame (atan2(left, along)) of left / right sidewinding, measured
+# in CobraSim at gait1's amplitudes (rigid: along -0.012, lateral +-0.086 m/s at 0.4 Hz)
+COBRA_TRAVEL_ANGLE_RAD = {'left': math.radians(98.0), 'right': math.radians(-98.0)}
+
+
+def wrap_rad(angle_rad: float) -> float:
+    return math.atan2(math.sin(angle_rad), math.cos(angle_rad))
+
+
+class GoalMode(Enum):
+    POSITION = 0  # reach the position; heading free
+    HEADING = 1  # turn the body to the goal yaw; position free
+    POSE = 2  # position, then heading
+
+
+class Phase(Enum):
+    DRIVING = 'driving'
+    STOPPING = 'stopping'  # zero twist sent, gait ramping down
+    DONE = 'done'
+
+
+@dataclass(frozen=True)
+class GoalSettings:
+    cruise_m_s: float = 0.06
+    max_angular_rad_s: float = 0.067  # max taper 0.7 x 0.32 rad/cycle x 0.3 Hz (the cruise)
+    heading_gain_per_s: float = 0.3
+    position_tolerance_m: float = 0.08
+    heading_tolerance_rad: float = math.radians(5.0)
+    gait_period_s: float = 1.0 / 0.3  # the cruise's gait cycle (stride 0.2 m, cmd_vel's calibration)
+    coast_m: float = 0.05  # travel while the gait ramps down from cruise (sim)
+    coast_rad: float = 0.03  # turn while it ramps down from the largest taper (sim)
+    settle_s: float = 3.0  # ramp-down and rest before the result
+    travel_angle_left_rad: float = COBRA_TRAVEL_ANGLE_RAD['left']
+    travel_angle_right_rad: float = COBRA_TRAVEL_ANGLE_RAD['right']
+
+    def validated(self) -> GoalSettings:
+        for name, value in vars(self).items():
+            if not math.isfinite(value):
+                raise ValueError(f'goal controller setting {name} must be finite, got {value}')
+        for name in ('cruise_m_s', 'max_angular_rad_s', 'heading_gain_per_s', 'position_tolerance_m',
+                     'heading_tolerance_rad', 'gait_period_s', 'settle_s'):
+            if getattr(self, name) <= 0.0:
+                raise ValueError(f'goal controller setting {name} must be positive, got {getattr(self, name)}')
+        return self
+
+
+class CycleAverage:
+    """Lag-corrected average of (x, y, unwrapped yaw) over the last `window_s` (see module doc)."""
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self._samples: deque[tuple[float, float, float, float]] = deque()
+        self._last_yaw: float | None = None
+
+    def add(self, time_s: float, x_m: float, y_m: float, yaw_rad: float) -> None:
+        if self._samples and time_s <= self._samples[-1][0]:
+            return  # a repeated or older stamp adds nothing
+        if self._last_yaw is not None:
+            yaw_rad = self._last_yaw + wrap_rad(yaw_rad - self._last_yaw)
+        self._last_yaw = yaw_rad
+        self._samples.append((time_s, x_m, y_m, yaw_rad))
+        while self._samples and self._samples[0][0] < time_s - self.window_s:
+            self._samples.popleft()
+
+    @property
+    def span_s(self) -> float:
+        return self._samples[-1][0] - self._samples[0][0] if self._samples else 0.0
+
+    def estimate(self) -> tuple[float, float, float] | None:
+        """(x, y, yaw): the mean plus half the displacement over the window; None before a sample."""
+        if not self._samples:
+            return None
+        count = len(self._samples)
+        mean = [sum(sample[i] for sample in self._samples) / count for i in (1, 2, 3)]
+        first, last = self._samples[0], self._samples[-1]
+        return tuple(m + 0.5 * (last[i] - first[i]) for m, i in zip(mean, (1, 2, 3)))
+
+
+@dataclass(frozen=True)
+class GoalStatus:
+    twist: Twist2D
+    phase: Phase
+    distance_m: float  # estimated distance to the goal position (0 for a heading goal)
+    heading_error_rad: float  # travel direction vs bearing (position), or heading vs goal yaw
+
+
+class GoalController:
+    """One goal: feed odometry with `update(time_s, x, y, yaw)`, publish the returned twist."""
+
+    def __init__(self, goal_x_m: float, goal_y_m: float, goal_yaw_rad: float, mode: GoalMode,
+                 settings: GoalSettings = GoalSettings()) -> None:
+        for name, value in (('x', goal_x_m), ('y', goal_y_m), ('yaw', goal_yaw_rad)):
+            if not math.isfinite(value):
+                raise ValueError(f'goal {name} must be finite, got {value}')
+        self.settings = settings.validated()
+        self.goal = (goal_x_m, goal_y_m, goal_yaw_rad)
+        self.mode = mode
+        self.stage = GoalMode.HEADING if mode == GoalMode.HEADING else GoalMode.POSITION
+        self.filter = CycleAverage(settings.gait_period_s)
+        self.phase = Phase.DRIVING
+        self.side: str | None = None
+        self._stop_time_s: float | None = None
+        self.backing = False  # driving away on the other side to bring the goal out of the turning circle
+        self.turning_radius_m = settings.cruise_m_s / settings.max_angular_rad_s
+        self.last = GoalStatus(Twist2D(), Phase.DRIVING, math.nan, math.nan)
+
+    def travel_angle_rad(self, side: str) -> float:
+        return self.settings.travel_angle_left_rad if side == 'left' else self.settings.travel_angle_right_rad
+
+    def errors(self) -> tuple[float, float]:
+        """(distance [m], heading error [rad]) of the current stage from the estimate."""
+        estimate = self.filter.estimate()
+        if estimate is None:
+            return math.nan, math.nan
+        x, y, yaw = estimate
+        if self.stage == GoalMode.HEADING:
+            return 0.0, wrap_rad(self.goal[2] - yaw)
+        dx, dy = self.goal[0] - x, self.goal[1] - y
+        bearing = math.atan2(dy, dx)
+        if self.side is None or abs(wrap_rad(bearing - yaw - self.travel_angle_rad(self.side))) > SIDE_SWITCH_RAD:
+            self.side = min(('left', 'right'), key=lambda side: abs(wrap_rad(bearing - yaw - self.travel_angle_rad(side))))
+        return math.hypot(dx, dy), wrap_rad(bearing - yaw - self.travel_angle_rad(self.side))
+
+    def update(self, time_s: float, x_m: float, y_m: float, yaw_rad: float) -> GoalStatus:
+        self.filter.add(time_s, x_m, y_m, yaw_rad)
+        s = self.settings
+        distance, error = self.errors()
+        if self.phase == Phase.STOPPING:
+            if time_s - self._stop_time_s >= s.settle_s:
+                if self.mode == GoalMode.POSE and self.stage == GoalMode.POSITION:
+                    self.stage, self.phase = GoalMode.HEADING, Phase.DRIVING
+                    self.filter = CycleAverage(s.gait_period_s)
+                    self.filter.add(time_s, x_m, y_m, yaw_rad)
+                    distance, error = self.errors()
+                else:
+                    self.phase = Phase.DONE
+            if self.phase != Phase.DRIVING:
+                self.last = GoalStatus(Twist2D(), self.phase, distance, error)
+                return self.last
+        if self.stage == GoalMode.HEADING:
+            # judged on a whole cycle's average once moving (the head swings +-23 deg within one);
+            # at the stage's start the robot rests straight and its head yaw is the heading
+            at_rest = self.filter.span_s == 0.0
+            whole_cycle = self.filter.span_s >= WHOLE_CYCLE_FRACTION * s.gait_period_s
+            done = (at_rest or whole_cycle) and abs(error) <= max(s.heading_tolerance_rad, s.coast_rad)
+            twist = Twist2D(s.cruise_m_s, _clamp(s.heading_gain_per_s * error, s.max_angular_rad_s))
+        else:
+            along = distance * math.cos(error)
+            cross = abs(distance * math.sin(error))
+            passes = cross <= PASS_FRACTION * s.position_tolerance_m  # the travel line passes within tolerance
+            done = distance <= s.position_tolerance_m or (passes and abs(error) < math.pi / 2 and along <= s.coast_m)
+            # a goal inside the turning circle on the travel side cannot be met by turning on:
+            # back away on the other side (still turning the same way), as a car's three-point turn
+            reach_m = 2.0 * self.turning_radius_m * abs(math.sin(error)) if abs(error) < math.pi / 2 \
+                else 2.0 * self.turning_radius_m
+            if self.backing:
+                self.backing = distance < BACK_OFF_MARGIN * reach_m
+            else:
+                self.backing = distance < reach_m and not passes
+            forward = s.cruise_m_s if self.side == 'left' else -s.cruise_m_s
+            twist = Twist2D(-forward if self.backing else forward,
+                            _clamp(s.heading_gain_per_s * error, s.max_angular_rad_s))
+        if done:
+            self.phase, self._stop_time_s = Phase.STOPPING, time_s
+            twist = Twist2D()
+        self.last = GoalStatus(twist, self.phase, distance, error)
+        return self.last
+
+
+def _clamp(value: float, limit: float) -> float:
+    return min(max(value, -limit), limit)
