@@ -11,7 +11,8 @@ from pathlib import Path
 
 import yaml
 from mcap.reader import make_reader
-from rosbags.typesys import Stores, get_typestore
+
+from cobra_common.interface_types import cobra_typestore
 from cobra_common.node_process import start_node as start, stop_node as stop
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,7 @@ GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
 DURATION_S = 2.0
 JOINT_STATES_PERIOD_NS = 2_000_000
 COMMAND_PERIOD_NS = 10_000_000
-TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
+TYPESTORE = cobra_typestore()  # Jazzy's types and cobra_interfaces (contact/forces)
 
 
 

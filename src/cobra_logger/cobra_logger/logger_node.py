@@ -1,138 +1,52 @@
 """Logger node: records the configured topics, as received (serialized CDR), into a split MCAP bag.
 
 Each topic is subscribed once its type and publishers are seen in the graph, with a QoS
-compatible with those publishers; messages are taken raw (no deserialization) and stamped with
-the node clock, so with use_sim_time they carry sim time like `ros2 bag record --use-sim-time`.
-SIGINT and SIGTERM stop the spin loop between callbacks (never inside a write), the messages
-already received are drained, the open split is closed and the per-topic counts are logged.
-
-The loop polls: every POLL_PERIOD_S it takes what is queued on every subscription straight from
-rcl (take_message, raw) and writes it; the executor (timers, parameter services) runs only every
-EXECUTOR_PERIOD_S. An executor round costs ~0.3 ms with two dozen subscriptions, more than
-writing a message. With use_sim_time the logger does not subscribe to /clock at all (1 kHz of
-sim time, each sample ~25 µs of the sim's CPU to deliver and more of ours to take): sim time is
-the newest header stamp of the recorded messages, which for the sim's topics is the /clock value
-they were published at; a message without a header is logged at the newest such stamp (one
-that came before any stamp, at the first: a sim stamping wall-clock dates must not start the bag
-in 1970). The newest `progress_topic` (joint_states) header stamp written
-goes out on `logger/progress` once it advanced PROGRESS_STEP_NS or the logger has caught up, so a
-lockstepped sim never outruns the recorder. /rosout alone does not make a bag: its messages are
-held back (at most ROSOUT_BACKLOG) until a message of another recorded topic arrives.
+compatible with those publishers (cobra_logger.topic_qos); messages are taken raw (no
+deserialization) straight from rcl in the shared loop (cobra_common.node_runtime) and written
+with the log time and hold-backs of cobra_logger.recorder: with use_sim_time the logger reads
+sim time from the recorded header stamps, never from /clock (1 kHz of it, each sample ~25 µs of
+the sim's CPU to deliver). The newest joint_states stamp written goes out on `logger/progress`,
+so a lockstepped sim never outruns the recorder. SIGINT and SIGTERM end the loop between writes;
+the messages already received are drained, the open split is closed and the counts are logged.
 """
 
 from __future__ import annotations
 
-import gc
-import importlib
 import os
-import signal
 import tempfile
-import threading
-import time
-from collections import deque
-from collections.abc import Sequence
-from datetime import datetime, timezone
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
-from rclpy.duration import Duration
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.subscription import Subscription
 from rosgraph_msgs.msg import Clock as ClockMsg
-from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
-from cobra_common.cdr import leading_stamp_ns
-from cobra_common.ros_entry import declare, describe, run_node, StartupError
+from cobra_common.node_runtime import NodeLoop, Wait, run_node, take_all, take_over_sim_time
+from cobra_common.ros_entry import StartupError, declare, describe
 from cobra_logger.bag_metadata import CustomDataError, parse_custom_data
+from cobra_logger.recorder import HOUSEKEEPING_TOPICS, Recorder, default_bag_path, existing_ancestor, unwritable_reason
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
+from cobra_logger.topic_qos import bag_qos, message_class, subscription_qos
 
 DEFAULT_TOPICS = [
     'joint_commands', 'joint_states', 'imu/data', 'odom', 'ground_truth/odom', 'diagnostics',
     'latch/state', 'contact/forces', '/rosout',
 ]
-SUBSCRIPTION_DEPTH = 1000  # 2 s of 500 Hz joint_states queued while a split is being closed
 ROTATION_CHECK_PERIOD_S = 0.1
-DRAIN_IDLE_ROUNDS = 3
-DRAIN_POLL_S = 0.02
-DRAIN_TIMEOUT_S = 2.0
 BYTES_PER_MB = 1_000_000
 RETUNABLE = ('split_duration_s', 'split_size_mb')
 NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
 PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest progress_topic stamp written
 PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-PROGRESS_STEP_NS = 10_000_000  # publish progress after this much sim time (or when caught up)
 POLL_PERIOD_S = 0.001  # idle wait between two passes over the subscriptions
 EXECUTOR_PERIOD_S = 0.01  # timers and services; their own periods are >= 0.05 s
-HOUSEKEEPING_TOPICS = ('/rosout',)  # recorded, but alone they do not make a bag
-ROSOUT_BACKLOG = 1000  # /rosout messages held back until the bag starts (oldest dropped beyond)
-
-
-def default_bag_path() -> str:
-    return datetime.now(timezone.utc).strftime('bags/cobra_%Y_%m_%d-%H_%M_%S')
-
-
-def _qos_time(duration: Duration) -> QosTime:
-    sec, nsec = divmod(duration.nanoseconds, 1_000_000_000)
-    return QosTime(sec, nsec)
-
-
-def bag_qos(profile: QoSProfile) -> Qos:
-    """A publisher's QoS as rosbag2 stores it in offered_qos_profiles."""
-    return Qos(
-        QosHistory.__members__.get(profile.history.name, QosHistory.UNKNOWN),
-        profile.depth,
-        QosReliability.__members__.get(profile.reliability.name, QosReliability.UNKNOWN),
-        QosDurability.__members__.get(profile.durability.name, QosDurability.UNKNOWN),
-        _qos_time(profile.deadline),
-        _qos_time(profile.lifespan),
-        QosLiveliness.__members__.get(profile.liveliness.name, QosLiveliness.UNKNOWN),
-        _qos_time(profile.liveliness_lease_duration),
-        profile.avoid_ros_namespace_conventions,
-    )
-
-
-def subscription_qos(publisher_profiles: Sequence[QoSProfile]) -> QoSProfile:
-    """Reliable / transient-local only where every publisher offers it, so all of them match."""
-    reliable = all(p.reliability == ReliabilityPolicy.RELIABLE for p in publisher_profiles)
-    latched = all(p.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in publisher_profiles)
-    return QoSProfile(
-        history=HistoryPolicy.KEEP_LAST,
-        depth=SUBSCRIPTION_DEPTH,
-        reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
-    )
-
-
-def message_class(msgtype: str) -> Any:
-    """The generated Python class of 'pkg/msg/Type' (rclpy needs it even for raw subscriptions)."""
-    package, _, name = msgtype.split('/')
-    return getattr(importlib.import_module(f'{package}.msg'), name)
-
-
-def existing_ancestor(path: Path) -> Path:
-    ancestor = path.absolute().parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    return ancestor
-
-
-def unwritable_reason(bag_path: Path) -> str | None:
-    """Why bag_path cannot be created (checked at startup; the directory appears on the first
-    message), or None."""
-    ancestor = existing_ancestor(bag_path)
-    if not ancestor.is_dir():
-        return f'{ancestor} is not a directory'
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        return f'{ancestor} is not writable'
-    return None
 
 
 def declare_custom_data(node: Node) -> dict[str, str]:
@@ -199,11 +113,7 @@ class LoggerNode(Node):
     def __init__(self) -> None:
         super().__init__('logger')
         values = declare_parameters(self)
-        self._sim_time = bool(self.get_parameter('use_sim_time').value)
-        self._sim_time_ns = 0  # newest header stamp recorded: 0 until the first, as rclpy's ROS clock
-        self._stamped_topics: set[str] = set()  # topics whose messages open with a std_msgs/Header
-        if self._sim_time:  # sim time comes from the recorded headers (module doc), not /clock
-            self.set_parameters([Parameter('use_sim_time', value=False)])
+        sim_time = take_over_sim_time(self)  # sim time comes from the recorded headers (recorder), not /clock
         try:  # os.access says yes to root everywhere: try it, since the bag itself comes later
             probe = tempfile.mkdtemp(prefix='.cobra_logger_probe_', dir=existing_ancestor(Path(values['bag_path'])))
             os.rmdir(probe)
@@ -222,19 +132,13 @@ class LoggerNode(Node):
         self._wanted_topics = list(dict.fromkeys(self.resolve_topic_name(t) for t in values['topics']
                                                  if t not in patterns))
         self._subscriptions_by_topic: dict[str, Subscription] = {}
+        self._inputs: list[tuple[Subscription, Callable[[bytes], None]]] = []  # (subscription, its callback)
         self._failed_topics: set[str] = set()
-        self._progress_topic = self.resolve_topic_name(values['progress_topic']) \
-            if values['progress_topic'] else None
+        progress_topic = self.resolve_topic_name(values['progress_topic']) if values['progress_topic'] else None
         self._progress_pub = self.create_publisher(ClockMsg, PROGRESS_TOPIC, PROGRESS_QOS) \
-            if self._progress_topic else None
-        self._progress_ns: int | None = None
-        self._published_progress_ns: int | None = None
+            if progress_topic else None
         self._progress_message = ClockMsg()
-        self._bag_started = False
-        self._rosout_backlog: deque[tuple[str, int, bytes]] = deque(maxlen=ROSOUT_BACKLOG)
-        # sim time: messages that came before any header stamp (/rosout of the start-up, a latched
-        # state); written at the first stamp, so a bag with a wall-clock origin does not begin in 1970
-        self._unstamped_backlog: deque[tuple[str, bytes]] = deque(maxlen=ROSOUT_BACKLOG)
+        self.recorder = Recorder(self._writer.write, sim_time, progress_topic)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         # The bag writer is not thread-safe: every callback touching it is in this one group.
@@ -242,9 +146,8 @@ class LoggerNode(Node):
         steady = Clock(clock_type=ClockType.STEADY_TIME)  # keeps running when sim time is paused
         self.create_timer(values['discovery_period_s'], self._discover, self._bag_io_group, clock=steady)
         self.create_timer(ROTATION_CHECK_PERIOD_S, self._writer.rotate_if_due, self._bag_io_group, clock=steady)
-        self.get_logger().info(
-            f"recording {self._wanted_topics + patterns} to {values['bag_path']} "
-            f"(splits of {values['split_duration_s']:g} s / {values['split_size_mb']:g} MB)")
+        self.announcement = (f"recording {self._wanted_topics + patterns} to {values['bag_path']} "
+                             f"(splits of {values['split_duration_s']:g} s / {values['split_size_mb']:g} MB)")
         self._discover()
 
     @property
@@ -288,81 +191,35 @@ class LoggerNode(Node):
                     f'not recording {topic}: its Python message package for {msgtype} is not installed ({error})')
                 continue
             if next(iter(msg_class.get_fields_and_field_types().values()), None) == 'std_msgs/Header':
-                self._stamped_topics.add(topic)
-            self._subscriptions_by_topic[topic] = self.create_subscription(
-                msg_class, topic, lambda data, topic=topic: self._on_message(topic, data),
-                subscription_qos(profiles), callback_group=self._bag_io_group, raw=True)
+                self.recorder.stamped_topics.add(topic)
+            def on_message(data: bytes, topic: str = topic) -> None:
+                self.recorder.message(topic, data)
+            self._subscriptions_by_topic[topic] = subscription = self.create_subscription(
+                msg_class, topic, on_message, subscription_qos(profiles), callback_group=self._bag_io_group, raw=True)
+            self._inputs.append((subscription, on_message))
             self.get_logger().info(f'recording {topic} [{msgtype}]')
 
-    def _on_message(self, topic: str, data: bytes) -> None:
-        if not self._sim_time:
-            timestamp_ns = time.time_ns()
-        else:  # bag log time: the newest header stamp so far, this message's included
-            if topic in self._stamped_topics and (stamp_ns := leading_stamp_ns(data)) is not None \
-                    and stamp_ns > self._sim_time_ns:
-                self._sim_time_ns = stamp_ns
-            timestamp_ns = self._sim_time_ns
-            if not timestamp_ns:  # sim time still unknown: log it at the first stamp (not at 1970)
-                self._unstamped_backlog.append((topic, data))
-                return
-            while self._unstamped_backlog:
-                self._record(*self._unstamped_backlog.popleft(), timestamp_ns)
-        self._record(topic, data, timestamp_ns)
-
-    def _record(self, topic: str, data: bytes, timestamp_ns: int) -> None:
-        if not self._bag_started:
-            if topic in HOUSEKEEPING_TOPICS:
-                self._rosout_backlog.append((topic, timestamp_ns, data))
-                return
-            self._bag_started = True  # the first message that is worth a bag
-            while self._rosout_backlog:
-                self._writer.write(*self._rosout_backlog.popleft())
-        self._writer.write(topic, timestamp_ns, data)
-        if topic == self._progress_topic:
-            stamp_ns = leading_stamp_ns(data)
-            if stamp_ns is not None and (self._progress_ns is None or stamp_ns > self._progress_ns):
-                self._progress_ns = stamp_ns
-
     def take_pending(self) -> int:
-        """Write every message already queued for the subscriptions; returns how many."""
-        taken = 0
-        for topic, subscription in list(self._subscriptions_by_topic.items()):
-            handle, msg_type = subscription.handle, subscription.msg_type
-            while (message := handle.take_message(msg_type, True)) is not None:
-                self._on_message(topic, message[0])
-                taken += 1
+        """Record every message already queued for the subscriptions; returns how many."""
+        return sum(take_all(subscription, on_message, raw=True) for subscription, on_message in self._inputs)
+
+    def record_round(self) -> int:
+        """Take what is queued, then announce progress (any new value once caught up); how many taken."""
+        taken = self.take_pending()
+        progress_ns = self.recorder.progress_due(caught_up=taken == 0) if self._progress_pub else None
+        if progress_ns is not None:
+            self._progress_message.clock.sec, self._progress_message.clock.nanosec = \
+                divmod(progress_ns, 1_000_000_000)
+            self._progress_pub.publish(self._progress_message)
         return taken
 
-    def publish_progress(self, caught_up: bool) -> None:
-        """Announce the newest progress_topic stamp written: after PROGRESS_STEP_NS of it, or
-        any new value once nothing is queued (a reliable publish costs ~50 µs here)."""
-        if self._progress_pub is None or self._progress_ns is None \
-                or self._progress_ns == self._published_progress_ns:
-            return
-        if not caught_up and self._published_progress_ns is not None \
-                and self._progress_ns - self._published_progress_ns < PROGRESS_STEP_NS:
-            return
-        self._published_progress_ns = self._progress_ns
-        self._progress_message.clock.sec, self._progress_message.clock.nanosec = \
-            divmod(self._progress_ns, 1_000_000_000)
-        self._progress_pub.publish(self._progress_message)
-
-    def drain(self, executor: SingleThreadedExecutor) -> None:
-        """Take what is already queued for our subscriptions, until nothing arrives for a while."""
-        deadline = time.monotonic() + DRAIN_TIMEOUT_S
-        idle_rounds = 0
-        while idle_rounds < DRAIN_IDLE_ROUNDS and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.0)
-            taken = self.take_pending()
-            self.publish_progress(caught_up=taken == 0)
-            idle_rounds = idle_rounds + 1 if taken == 0 else 0
-            if taken == 0:
-                time.sleep(DRAIN_POLL_S)
+    def step(self) -> Wait:
+        """One loop round: poll (POLL_PERIOD_S) when nothing was queued, else go on at once."""
+        return Wait(POLL_PERIOD_S if self.record_round() == 0 else 0.0, in_executor=False)
 
     def finish(self) -> None:
         """Close the bag and log what was recorded."""
-        while self._unstamped_backlog:  # no header stamp ever came: sim time 0 is all there is
-            self._record(*self._unstamped_backlog.popleft(), 0)
+        self.recorder.finish()
         self._writer.close()
         logger = self.get_logger()
         for topic in self._wanted_topics:
@@ -375,41 +232,26 @@ class LoggerNode(Node):
         if self._writer.closed_files:
             logger.info(f'bag {self._writer.bag_dir}: {self.recorded_message_count} messages in '
                         f'{len(self._writer.closed_files)} files')
-        elif self._rosout_backlog:
+        elif self.recorder.rosout_backlog:
             logger.info(f'only {", ".join(HOUSEKEEPING_TOPICS)} messages received '
-                        f'({len(self._rosout_backlog)}); no bag written at {self._writer.bag_dir}')
+                        f'({len(self.recorder.rosout_backlog)}); no bag written at {self._writer.bag_dir}')
         else:
             logger.info(f'no message received; no bag written at {self._writer.bag_dir}')
 
 
 def spin_until_stopped(node: LoggerNode) -> None:
-    """Spin until SIGINT/SIGTERM, then drain and close the bag.
+    """Record until SIGINT/SIGTERM, then drain what is still queued and close the bag.
 
-    The signal handlers only set a flag, so a stop never interrupts a write half-way, and the
-    context stays up (rclpy's own handlers would shut it down) to take what is still queued.
+    The executor (timers, parameter services) runs every EXECUTOR_PERIOD_S: a round costs ~0.3 ms
+    with two dozen subscriptions, more than writing a message. A stop signal only ends the loop
+    (node_runtime), so it never interrupts a write half-way. 'recording ...' is logged from inside
+    the loop: from then on a stop always ends with the summary (and the bag closed).
     """
-    stop_requested = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        stop_requested.set()
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    gc.freeze()  # the start-up heap (rclpy, rosbags, the typestore) is never garbage: keep the GC off it
-    next_executor_round = 0.0
     try:
-        while not stop_requested.is_set():
-            now = time.monotonic()
-            if now >= next_executor_round:
-                executor.spin_once(timeout_sec=0.0)
-                next_executor_round = now + EXECUTOR_PERIOD_S
-            taken = node.take_pending()
-            node.publish_progress(caught_up=taken == 0)
-            if taken == 0:
-                time.sleep(POLL_PERIOD_S)
-        node.drain(executor)
+        with NodeLoop(node, EXECUTOR_PERIOD_S) as loop:
+            node.get_logger().info(node.announcement)
+            loop.run(node.step)
+            loop.drain(node.record_round)
     finally:
         node.finish()
 
