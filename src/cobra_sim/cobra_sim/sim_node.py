@@ -411,6 +411,8 @@ class SimNode(Node):
             self.get_logger().warning(f"gave up waiting for {', '.join(missing)}: starting without them")
         self._waiting_until = None
         self._wall_origin, self._sim_origin_s = time.perf_counter(), self.time_ns * 1e-9
+        # the reported real-time factor counts from t = 0 too: the wait is not sim time's fault
+        self._rtf_window = (self._wall_origin, self._sim_origin_s)
         if not self._clock_held_at_start:
             self._start_clock()
         return True
