@@ -1,0 +1,104 @@
+"""python -m cobra_experiments.validate_terrain --quick: every check of issue 17 is in the table, the laws
+SCM and the compliant ground already follow pass, the exit code says whether any check failed, the
+figures and the JSON are written; bad input exits 2 and writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cobra_experiments import validate_terrain
+
+FIGURES = ('plates.png', 'unload_reload.png', 'janosi_drag.png', 'static_hold.png', 'wheel_loose_sand.png',
+           'wheel_lete_sand.png', 'wheel_clayey_soil.png', 'compliant.png')
+
+
+@pytest.fixture(scope='module')
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, dict, Path]:
+    out = tmp_path_factory.mktemp('validate_terrain')
+    capture = tmp_path_factory.mktemp('stdout') / 'stdout.txt'
+    import contextlib
+    with capture.open('w') as handle, contextlib.redirect_stdout(handle):
+        code = validate_terrain.main(['--quick', '--out', str(out)])
+    report = json.loads((out / 'validate_terrain.json').read_text())
+    return code, capture.read_text(), report, out
+
+
+def _rows(report: dict, group_prefix: str) -> list[dict]:
+    return [row for row in report['rows'] if row['group'].startswith(group_prefix)]
+
+
+def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
+    code, table, report, out = quick_run
+    assert len(_rows(report, 'Bekker plate')) == 4 * 2          # 3 soil files + n = 1.1 dry sand, 2 widths
+    assert {row['check'].split(' (n ')[1].split(')')[0] for row in _rows(report, 'Bekker plate')} >= {'0.6', '1.1'}
+    assert len(_rows(report, 'unload/reload')) == 6
+    assert [row['check'] for row in _rows(report, 'Janosi drag')] == ['1 mm/s', '20 mm/s', '500 mm/s']
+    holds = [row['check'] for row in _rows(report, 'static hold')]
+    assert 'no side load: creep over the last 1 s' in holds
+    assert sum('rest displacement' in c for c in holds) == 4 and any('tilted 5°' in c for c in holds)
+    for soil in ('loose_sand', 'lete_sand', 'clayey_soil'):
+        checks = [row['check'] for row in _rows(report, f'single wheel on {soil}')]
+        assert checks[:3] == ['at rest, pressed in by W', 'rolling at slip 0: Bekker static sinkage',
+                              'rolling at slip 0, rigid unloading (K 1e10)']
+        assert any(c.startswith('rolling sinkage, slip -0.2..0.7') for c in checks)
+        assert 'drawbar pull, slip 0.1..0.6' in checks and 'zero-drawbar-pull slip' in checks
+        assert any(c.startswith('driving torque') for c in checks)
+        assert all('b = ' in row['reference'] for row in _rows(report, f'single wheel on {soil}'))   # says which b
+    assert len(_rows(report, 'compliant ground')) == 2
+    for row in report['rows']:
+        assert row['verdict'] in ('PASS', 'FAIL', 'INFO')
+        assert row['check'] in table and row['verdict'] in table
+
+
+def test_exit_code_and_summary_follow_the_verdicts(quick_run) -> None:
+    code, table, report, out = quick_run
+    failed = [row for row in report['rows'] if row['verdict'] == 'FAIL']
+    assert code == (1 if failed else 0)
+    passed = sum(row['verdict'] == 'PASS' for row in report['rows'])
+    assert f'{passed} passed, {len(failed)} failed' in table
+    for name in FIGURES:
+        assert (out / name).stat().st_size > 10_000, name
+
+
+def test_the_laws_scm_and_the_compliant_ground_follow_pass(quick_run) -> None:
+    _, _, report, _ = quick_run
+    must_pass = (_rows(report, 'Bekker plate') + _rows(report, 'unload/reload') + _rows(report, 'compliant ground')
+                 + [row for row in _rows(report, 'Janosi drag') if row['check'] in ('20 mm/s', '500 mm/s')]
+                 + [row for row in report['rows'] if row['check'] == 'rolling at slip 0, rigid unloading (K 1e10)']
+                 + [row for row in _rows(report, 'single wheel on loose_sand') if row['check'] == 'at rest, pressed in by W'])
+    assert len(must_pass) == 8 + 6 + 2 + 2 + 3 + 1
+    failing = [(row['group'], row['check'], row['error']) for row in must_pass if row['verdict'] != 'PASS']
+    assert not failing
+
+
+def test_the_wheel_rows_compare_with_the_closed_forms_of_the_same_soil(quick_run) -> None:
+    _, _, report, _ = quick_run
+    wheel = report['data']['wheel_loose_sand']
+    assert wheel['load_n'] == pytest.approx(6 * 9.81)          # the thesis's 6 kg wheel
+    assert (wheel['radius_m'], wheel['width_m']) == (0.2, 0.12)
+    assert wheel['slips'][0] == -0.2 and wheel['slips'][-1] == 0.7
+    for closed in wheel['wong_reece']:
+        assert closed['load_n'] == pytest.approx(wheel['load_n'], rel=1e-6)   # sinkage solved from W per slip
+
+
+@pytest.mark.parametrize(('argv', 'message'), [
+    (['--soils', 'no_such_soil'], 'no_such_soil.yaml not found'),
+    (['--soils', 'compliant_ground'], 'compliant_ground.yaml'),
+    (['--soils', ' , '], '--soils is empty'),
+])
+def test_bad_input_exits_2_with_one_message_and_writes_nothing(tmp_path: Path, capsys, argv: list[str],
+                                                               message: str) -> None:
+    out = tmp_path / 'out'
+    assert validate_terrain.main(['--quick', '--out', str(out), *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_out_path_that_is_a_file_exits_2(tmp_path: Path, capsys) -> None:
+    target = tmp_path / 'file'
+    target.write_text('x')
+    assert validate_terrain.main(['--quick', '--out', str(target)]) == 2
+    assert 'is a file' in capsys.readouterr().err
