@@ -14,7 +14,8 @@ fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
 
-requirements_hash=$(sha256sum requirements.txt | cut -d' ' -f1)
+# requirements.txt includes the groups under requirements/ (-r): a change to any of them reinstalls
+requirements_hash=$(sha256sum requirements.txt requirements/*.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$requirements_hash" ]; then
     echo "[setup] installing pinned Python requirements"
     python -m pip install --quiet --upgrade pip
@@ -31,7 +32,8 @@ fi
 # install, or a workspace that built it, sourced) is never shadowed. Rebuilt when its sources change.
 build_interface_package() {  # $1 = package name, $2 = a type to import as the check
     local name=$1 check_type=$2 hash stamp build_dir
-    hash=$(find "src/$name/CMakeLists.txt" "src/$name/package.xml" "src/$name/msg" -type f | LC_ALL=C sort \
+    hash=$(find "src/$name/CMakeLists.txt" "src/$name/package.xml" "src/$name/msg" \
+                $([ -d "src/$name/action" ] && echo "src/$name/action") -type f | LC_ALL=C sort \
         | xargs sha256sum | sha256sum | cut -d' ' -f1)
     stamp="$VIRTUAL_ENV/.$name.sha256"
     if { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; } \
