@@ -24,6 +24,7 @@ setup(
         'console_scripts': [
             'run = cobra_bringup.runner:main',
             'call = cobra_bringup.call:main',
+            'preflight = cobra_bringup.preflight:main',
         ],
     },
 )

@@ -422,6 +422,12 @@ class ServoBusEmulator:
             servo.advance(time.monotonic())
             return servo.get(name)
 
+    def set_item(self, servo_id: int, name: str, value: int) -> None:
+        """Write one control-table item directly, as the servo itself would report it (a fault
+        such as an over-temperature reading, a sagging supply, another firmware version)."""
+        with self._lock:
+            self.servos[servo_id]._set(ct.ITEMS[name], value)
+
     def set_position_tick(self, servo_id: int, tick: float) -> None:
         with self._lock:
             servo = self.servos[servo_id]
