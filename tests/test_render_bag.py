@@ -91,7 +91,7 @@ def test_a_bag_without_odometry_is_refused_naming_what_is_missing(tmp_path):
 
 
 @pytest.mark.parametrize('make_args, message', [
-    (lambda tmp: [str(tmp / 'missing'), '--out', str(tmp / 'a.gif')], 'does not exist'),
+    (lambda tmp: [str(tmp / 'missing'), '--out', str(tmp / 'a.gif')], 'no such bag'),
     (lambda tmp: [str(tmp), '--out', str(tmp / 'a.avi')], 'must end in .gif, .png'),
     (lambda tmp: [str(tmp), '--out', str(tmp / 'taken.gif')], 'exists already'),
     (lambda tmp: [str(tmp), '--out', str(tmp / 'a.gif'), '--frames', '0'], '--frames 0'),

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
-from rosbags.highlevel import AnyReader
+from cobra_common.bags import BagReadError, open_bag, read_custom_data, stamp_s, storage_of
+from cobra_common.bags import topic_matches as matches
+from cobra_common.heightmap_cloud import HeightmapCloudError, cloud_points
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES
+from cobra_common.rotations import yaw_from_quaternion
 
 from cobra_analysis import cdr_bulk
-from cobra_common.heightmap_cloud import HeightmapCloudError, cloud_points
-from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES, cobra_typestore
 
 JOINT_STATES = 'joint_states'
 JOINT_COMMANDS = 'joint_commands'
@@ -42,13 +43,11 @@ CLOCK = 'clock'
 READ_TOPICS = ('joint_commands', 'joint_states', 'odom', 'ground_truth/odom', 'contact/forces',
                'terrain/heightmap', 'latch/state', 'tumble/state')
 CUSTOM_DATA_PREFIX = 'cobra.'  # metadata.yaml custom_data keys this report reads (see README)
-_TYPESTORE = cobra_typestore()  # for bags without definitions; ours carry them
 _BULK_KINDS = (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, CONTACT_PREFIX, _CONTACT_ALL_KIND)
 _DIAGNOSTIC_KEYS = ('terrain', 'terrain_file', 'robot', 'gait', 'slope_deg')
 
 
-class BagError(ValueError):
-    """A bag that cannot be read; the text names the file and the fix."""
+BagError = BagReadError  # a bag that cannot be read; the text names the file and the fix
 
 
 @dataclass
@@ -123,27 +122,10 @@ class BagData:
     warnings: list[str] = field(default_factory=list)  # shown on the page: data the report could not use
 
 
-def matches(topic: str, name: str) -> bool:
-    """`name` as the last components of `topic`, in any namespace; odom is not ground_truth/odom."""
-    parts = topic.strip('/').split('/')
-    wanted = name.split('/')
-    if parts[-len(wanted):] != wanted:
-        return False
-    return name != ODOM or parts[-2:-1] != ['ground_truth']
-
-
 def contact_link(topic: str) -> str | None:
     """The link of a contact/forces/<link> topic, else None."""
     match = re.search(r'(?:^|/)contact/forces/([^/]+)$', topic.strip('/'))
     return match.group(1) if match else None
-
-
-def _stamp_s(stamp: Any) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
-
-
-def _yaw_rad(qx: np.ndarray, qy: np.ndarray, qz: np.ndarray, qw: np.ndarray) -> np.ndarray:
-    return np.unwrap(np.arctan2(2.0 * (qw * qz + qx * qy), 1.0 - 2.0 * (qy * qy + qz * qz)))
 
 
 class _JointAccumulator:
@@ -169,7 +151,7 @@ class _JointAccumulator:
         self.blocks.append((np.asarray(times_s, dtype=float), columns, fit(position), fit(velocity), fit(effort)))
 
     def add(self, message: Any) -> None:
-        self.add_block(np.array([_stamp_s(message.header.stamp)]), tuple(message.name),
+        self.add_block(np.array([stamp_s(message.header.stamp)]), tuple(message.name),
                        np.asarray(message.position, dtype=float)[None], np.asarray(message.velocity, dtype=float)[None],
                        np.asarray(message.effort, dtype=float)[None])
 
@@ -251,7 +233,7 @@ def _decode_rows(raws: list[bytes], msgtype: str, deserialize: Callable[[bytes, 
 def _vector_rows(results: list[cdr_bulk.BulkResult], messages: list[Any], block: str,
                  reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """(stamps, values of `block`) of bulk rows and single messages together, in time order."""
-    times = [r.stamps_s for r in results] + [np.array([_stamp_s(m.header.stamp)]) for m in messages]
+    times = [r.stamps_s for r in results] + [np.array([stamp_s(m.header.stamp)]) for m in messages]
     values = [r.values[block] for r in results] + [reference(m)[block][None] for m in messages]
     stamps, rows = np.concatenate(times), np.concatenate(values)
     order = np.argsort(stamps, kind='stable')
@@ -261,7 +243,7 @@ def _vector_rows(results: list[cdr_bulk.BulkResult], messages: list[Any], block:
 def _pose_series(topic: str, stamps: np.ndarray, pose: np.ndarray, twist: np.ndarray) -> PoseSeries | None:
     if len(stamps) == 0:
         return None
-    return PoseSeries(topic, stamps, pose[:, :3], _yaw_rad(pose[:, 3], pose[:, 4], pose[:, 5], pose[:, 6]),
+    return PoseSeries(topic, stamps, pose[:, :3], np.unwrap(yaw_from_quaternion(pose[:, 3:7])),
                       twist[:, :3], twist[:, 3:])
 
 
@@ -285,7 +267,7 @@ class _HeightmapAccumulator:
         except HeightmapCloudError as error:
             raise BagError(f'{self.bag}: terrain/heightmap: {error} (was it recorded from a cobra_sim SCM run?)') \
                 from error
-        self.times.append(_stamp_s(message.header.stamp))
+        self.times.append(stamp_s(message.header.stamp))
         self.last = cloud
         keys = (np.round(cloud['x'] * self.KEY_SCALE).astype(np.int64) << 32) + \
             (np.round(cloud['y'] * self.KEY_SCALE).astype(np.int64) & 0xFFFFFFFF)
@@ -304,50 +286,10 @@ class _HeightmapAccumulator:
                          np.column_stack([x, y]), self.deepest)
 
 
-def read_custom_data(bag: Path) -> dict[str, str]:
-    """metadata.yaml's custom_data (rosbag2 >= v6), {} when there is none."""
-    metadata = bag / 'metadata.yaml' if bag.is_dir() else None
-    if metadata is None or not metadata.exists():
-        return {}
-    try:
-        info = yaml.safe_load(metadata.read_text()) or {}
-    except (yaml.YAMLError, OSError, UnicodeDecodeError):
-        return {}  # rosbags itself reports a broken metadata.yaml
-    custom = (info.get('rosbag2_bagfile_information') or {}).get('custom_data') or {}
-    return {str(k): str(v) for k, v in custom.items()} if isinstance(custom, dict) else {}
-
-
-def _storage(bag: Path) -> str:
-    if bag.is_dir():
-        kinds = {p.suffix for p in bag.iterdir()} & {'.mcap', '.db3'}
-        return '+'.join(sorted(k.lstrip('.') for k in kinds)) or 'unknown'
-    return bag.suffix.lstrip('.')
-
-
-def _fix_hint(bag: Path) -> str:
-    if bag.is_dir() and (bag / '.recording').exists():
-        return f'the recording was cut off: run `python -m cobra_logger.recover {bag}` first'
-    return ('check that it is a rosbag2 bag directory (metadata.yaml + .mcap/.db3 files) or a single '
-            '.mcap/.db3 file; a cut-off cobra_logger bag is repaired with `python -m cobra_logger.recover <bag>`')
-
-
 def read_bag(path: str | Path) -> BagData:
     """Everything the report uses from one bag, in one pass (BagError names the file on failure)."""
     bag = Path(path)
-    if not bag.exists():
-        raise BagError(f'{bag}: no such bag (give a bag directory or a .mcap/.db3 file)')
-    try:
-        return _read(bag)
-    except BagError:
-        raise
-    except Exception as error:  # noqa: BLE001 - rosbags/mcap/sqlite raise many kinds for a broken file
-        text = ' '.join(str(error).split())  # one line, also for multi-line YAML errors
-        raise BagError(f'{bag}: cannot read the bag ({type(error).__name__}: {text}); {_fix_hint(bag)}') \
-            from error
-
-
-def _read(bag: Path) -> BagData:
-    with AnyReader([bag], default_typestore=_TYPESTORE) as reader:
+    with open_bag(bag) as reader:
         connections = list(reader.connections)
         counts: dict[str, int] = {}
         for connection in connections:
@@ -429,7 +371,7 @@ def _read(bag: Path) -> BagData:
                                                 cdr_bulk.contact_wrenches_layout, _contact_wrenches_reference)
                 blocks = [(reader.deserialize(r.template, connection.msgtype).link_names, r.stamps_s,
                            r.values['wrenches']) for r in results]
-                blocks += [(m.link_names, np.array([_stamp_s(m.header.stamp)]),
+                blocks += [(m.link_names, np.array([stamp_s(m.header.stamp)]),
                             _contact_wrenches_reference(m)['wrenches'][None]) for m in singles]
                 for names, stamps, wrenches in blocks:
                     per_link = wrenches.reshape(len(stamps), len(names), 6)
@@ -456,7 +398,7 @@ def _read(bag: Path) -> BagData:
                         f'this report; run `python -m cobra_logger.recover {bag}` to add them')
     return BagData(
         warnings=warnings,
-        path=bag, name=bag.name, storage=_storage(bag), duration_s=duration_s, start_s=start_s,
+        path=bag, name=bag.name, storage=storage_of(bag), duration_s=duration_s, start_s=start_s,
         message_counts=counts, custom_data=read_custom_data(bag),
         joint_states=states.series(), joint_commands=commands.series(),
         head=truth_series or odom_series, odom=odom_series if truth_series is not None else None,

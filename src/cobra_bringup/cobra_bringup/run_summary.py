@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from rosbags.highlevel import AnyReader
 
-from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES, cobra_typestore
+from cobra_common.bags import open_bag, topic_matches
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES
 
 TRUTH_TOPIC = 'ground_truth/odom'
 ODOM_TOPIC = 'odom'
@@ -106,13 +106,6 @@ class RunSummary:
     tumble: TumbleSummary | None = None
 
 
-def _ends_with(topic: str, name: str) -> bool:
-    """Matches `name` in any namespace, without taking ground_truth/odom for odom."""
-    parts = topic.strip('/').split('/')
-    wanted = name.split('/')
-    return parts[-len(wanted):] == wanted and (name != ODOM_TOPIC or parts[-2:-1] != ['ground_truth'])
-
-
 def _header_stamp_s(raw: bytes | memoryview) -> float:
     """builtin_interfaces/Time at the start of a CDR message that begins with a std_msgs/Header."""
     little_endian = raw[1] & 1
@@ -141,21 +134,21 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
     """One pass over the bag: the head track of ground_truth/odom (else odom), every
     real_time_factor the simulation reported in diagnostics, and the header stamps of the
     rate topics (read straight from the CDR header, without deserialising)."""
-    with AnyReader([bag_path], default_typestore=cobra_typestore()) as reader:
-        truth, odom = ([c for c in reader.connections if _ends_with(c.topic, wanted)]
+    with open_bag(bag_path) as reader:
+        truth, odom = ([c for c in reader.connections if topic_matches(c.topic, wanted)]
                        for wanted in (TRUTH_TOPIC, ODOM_TOPIC))
         head_connections = truth or odom
-        diagnostics = [c for c in reader.connections if _ends_with(c.topic, 'diagnostics')]
+        diagnostics = [c for c in reader.connections if topic_matches(c.topic, 'diagnostics')]
         rate_names = {c.id: name for c in reader.connections for name in rate_topics
-                      if _ends_with(c.topic, name)}
+                      if topic_matches(c.topic, name)}
         wanted = head_connections + diagnostics + [c for c in reader.connections if c.id in rate_names]
         joint_topics = {c.id: name for c in reader.connections for name in JOINT_TOPICS
-                        if _ends_with(c.topic, name)}
+                        if topic_matches(c.topic, name)}
         wanted += [c for c in reader.connections if c.id in joint_topics]
-        tumble = [c for c in reader.connections if _ends_with(c.topic, TUMBLE_STATE_TOPIC)]
+        tumble = [c for c in reader.connections if topic_matches(c.topic, TUMBLE_STATE_TOPIC)]
         # contact/forces (cobra_interfaces/ContactWrenches: all links) or, in older bags and with
         # the sim's contact_forces_per_link, contact/forces/<link> (WrenchStamped)
-        contacts = [c for c in reader.connections if _ends_with(c.topic, CONTACT_FORCES_TOPIC)
+        contacts = [c for c in reader.connections if topic_matches(c.topic, CONTACT_FORCES_TOPIC)
                     or f'/{CONTACT_FORCES_TOPIC}/' in c.topic] if tumble else []
         wanted += tumble + contacts
         times, points, real_time_factors = [], [], []

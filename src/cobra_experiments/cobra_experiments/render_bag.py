@@ -30,9 +30,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from cobra_common.bags import BagReadError, open_bag, read_custom_data, stamp_s, topic_matches
 from cobra_common.rotations import wxyz_from_xyzw
 
 
@@ -97,28 +97,30 @@ def gl_backend(environment: dict[str, str] | None = None) -> tuple[str | None, s
                   "Debian's libegl1 (EGL, with a GPU or Mesa) or libosmesa6 (software), or set MUJOCO_GL")
 
 
-def _matches(topic: str, name: str) -> bool:
-    """`name` as the last components of `topic` (any namespace); odom is not ground_truth/odom."""
-    parts, wanted = topic.strip('/').split('/'), name.split('/')
-    return parts[-len(wanted):] == wanted and (name != ODOM or parts[-2:-1] != ['ground_truth'])
-
-
 def read_track(bag: Path) -> Track:
     """Joint states and the root pose of `bag` (rosbags: MCAP or sqlite3, ours or ros2 bag's)."""
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
-    if not bag.exists():
-        raise RenderInputError(f'{bag} does not exist: give a bag directory (with metadata.yaml) or an .mcap file')
     try:
-        reader = AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY))
-        reader.open()
-    except Exception as error:  # rosbags raises several types for a broken or foreign file
-        raise RenderInputError(f'{bag} cannot be read as a rosbag2 bag ({error}); for a logger bag cut '
-                               'off by a crash run `python -m cobra_logger.recover <bag>` on it first') from None
-    try:
+        joint_topic, pose_topic, joint_rows, poses = _read_poses(bag)
+    except BagReadError as error:
+        raise RenderInputError(str(error)) from None
+    if not joint_rows or not poses:
+        empty = joint_topic if not joint_rows else pose_topic
+        raise RenderInputError(f'{bag}: {empty} has no messages; nothing to render')
+    joint_rows.sort(key=lambda row: row[0])
+    poses.sort(key=lambda row: row[0])
+    names = list(dict.fromkeys(name for _, row in joint_rows for name in row))
+    positions = np.array([[row.get(name, np.nan) for name in names] for _, row in joint_rows])
+    return Track(names, np.array([t for t, _ in joint_rows]), positions, pose_topic,
+                 np.array([t for t, _, _ in poses]), np.array([p for _, p, _ in poses]),
+                 np.array([q for _, _, q in poses]), read_custom_data(bag))
+
+
+def _read_poses(bag: Path) -> tuple[str, str, list[tuple[float, dict[str, float]]],
+                                    list[tuple[float, list[float], list[float]]]]:
+    with open_bag(bag, own_errors=(RenderInputError,)) as reader:
         topics = {c.topic for c in reader.connections}
-        joint_topic = next((t for t in sorted(topics) if _matches(t, JOINT_STATES)), None)
-        pose_topic = next((t for name in (GROUND_TRUTH, ODOM) for t in sorted(topics) if _matches(t, name)), None)
+        joint_topic = next((t for t in sorted(topics) if topic_matches(t, JOINT_STATES)), None)
+        pose_topic = next((t for name in (GROUND_TRUTH, ODOM) for t in sorted(topics) if topic_matches(t, name)), None)
         missing = [what for what, topic in (('joint_states', joint_topic), ('ground_truth/odom or odom', pose_topic))
                    if topic is None]
         if missing:
@@ -129,37 +131,14 @@ def read_track(bag: Path) -> Track:
         wanted = [c for c in reader.connections if c.topic in (joint_topic, pose_topic)]
         for connection, _, raw in reader.messages(connections=wanted):
             message = reader.deserialize(raw, connection.msgtype)
-            stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+            time_s = stamp_s(message.header.stamp)
             if connection.topic == joint_topic:
-                joint_rows.append((stamp_s, dict(zip(message.name, map(float, message.position)))))
+                joint_rows.append((time_s, dict(zip(message.name, map(float, message.position)))))
             else:
                 pose = message.pose.pose
-                poses.append((stamp_s, [pose.position.x, pose.position.y, pose.position.z],
+                poses.append((time_s, [pose.position.x, pose.position.y, pose.position.z],
                               [pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w]))
-    finally:
-        reader.close()
-    if not joint_rows or not poses:
-        empty = joint_topic if not joint_rows else pose_topic
-        raise RenderInputError(f'{bag}: {empty} has no messages; nothing to render')
-    joint_rows.sort(key=lambda row: row[0])
-    poses.sort(key=lambda row: row[0])
-    names = list(dict.fromkeys(name for _, row in joint_rows for name in row))
-    positions = np.array([[row.get(name, np.nan) for name in names] for _, row in joint_rows])
-    return Track(names, np.array([t for t, _ in joint_rows]), positions, pose_topic,
-                 np.array([t for t, _, _ in poses]), np.array([p for _, p, _ in poses]),
-                 np.array([q for _, _, q in poses]), custom_data_of(bag))
-
-
-def custom_data_of(bag: Path) -> dict[str, str]:
-    """metadata.yaml's custom_data (the bringup writes cobra.robot, cobra.slope_deg, ...); {} if none."""
-    import yaml
-    metadata = bag / 'metadata.yaml'
-    try:
-        document = yaml.safe_load(metadata.read_text(encoding='utf-8')) if metadata.is_file() else {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
-    custom = ((document or {}).get('rosbag2_bagfile_information') or {}).get('custom_data') or {}
-    return {str(k): str(v) for k, v in custom.items()} if isinstance(custom, dict) else {}
+    return joint_topic, pose_topic, joint_rows, poses
 
 
 def frame_times_s(track: Track, frames: int, start_s: float | None, end_s: float | None) -> np.ndarray:

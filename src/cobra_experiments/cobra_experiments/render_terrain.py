@@ -16,10 +16,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-
-
+from cobra_common.bags import BagReadError, connections_named, open_bag, stamp_s
 from cobra_common.heightmap_cloud import HEIGHTMAP_TOPIC, HeightmapCloudError, cloud_points
 
 TRUTH_TOPIC = 'ground_truth/odom'
@@ -38,25 +38,24 @@ class TerrainRecord:
     frame_id: str
 
 
-def _topic_is(topic: str, name: str) -> bool:
-    """`name` in any namespace (ground_truth/odom is not odom)."""
-    parts, wanted = topic.strip('/').split('/'), name.split('/')
-    return parts[-len(wanted):] == wanted
-
-
 def read_terrain(bag: Path) -> TerrainRecord:
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
-    if not bag.exists():
-        raise RenderError(f'{bag}: no such bag; give a rosbag2 directory recorded with terrain:=scm')
+    """The last heightmap cloud and the ground-truth head path of an SCM run's bag."""
     try:
-        reader = AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY))
-        reader.open()
-    except Exception as error:  # rosbags raises several unrelated types for a non-bag
-        raise RenderError(f'{bag}: not a readable rosbag2 bag ({error})') from error
+        cloud, head = _last_cloud_and_head(bag)
+    except BagReadError as error:
+        raise RenderError(f'{error} (give a rosbag2 directory recorded with terrain:=scm)') from error
     try:
-        clouds = [c for c in reader.connections if _topic_is(c.topic, HEIGHTMAP_TOPIC)]
-        truths = [c for c in reader.connections if _topic_is(c.topic, TRUTH_TOPIC)]
+        points = cloud_points([(f.name, f.offset, f.datatype) for f in cloud.fields], cloud.point_step,
+                              bytes(cloud.data), cloud.width, cloud.height, cloud.is_bigendian)
+    except HeightmapCloudError as error:
+        raise RenderError(f'{bag}: last {HEIGHTMAP_TOPIC}: {error}') from error
+    return TerrainRecord(points, stamp_s(cloud.header.stamp), np.array(head), cloud.header.frame_id)
+
+
+def _last_cloud_and_head(bag: Path) -> tuple[Any, list[tuple[float, float]]]:
+    with open_bag(bag, own_errors=(RenderError,)) as reader:
+        clouds = connections_named(reader, HEIGHTMAP_TOPIC)
+        truths = connections_named(reader, TRUTH_TOPIC)
         if not clouds:
             raise RenderError(f'{bag}: no {HEIGHTMAP_TOPIC} topic; record a run with terrain:=scm and the '
                               f'logger recording {HEIGHTMAP_TOPIC} (config/logger.yaml)')
@@ -74,15 +73,7 @@ def read_terrain(bag: Path) -> TerrainRecord:
             head.append((position.x, position.y))
         if not head:
             raise RenderError(f'{bag}: {TRUTH_TOPIC} holds no message')
-    finally:
-        reader.close()
-    try:
-        points = cloud_points([(f.name, f.offset, f.datatype) for f in cloud.fields], cloud.point_step,
-                              bytes(cloud.data), cloud.width, cloud.height, cloud.is_bigendian)
-    except HeightmapCloudError as error:
-        raise RenderError(f'{bag}: last {HEIGHTMAP_TOPIC}: {error}') from error
-    stamp = cloud.header.stamp
-    return TerrainRecord(points, stamp.sec + stamp.nanosec * 1e-9, np.array(head), cloud.header.frame_id)
+    return cloud, head
 
 
 def raster(points: dict[str, np.ndarray], head_xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, float,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from cobra_common.bags import BagReadError, connections_named, open_bag, stamp_s
 from cobra_common.rotations import wxyz_from_xyzw
 
 from cobra_odometry.trajectory_formats import PoseSample, read_trajectory
@@ -72,12 +73,19 @@ def read_track(source: str | Path, topic: str | None = None,
 
 
 def _read_bag_track(bag_dir: Path, topic: str) -> list[PoseSample]:
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
+    try:
+        samples = _bag_poses(bag_dir, topic)
+    except BagReadError as error:
+        raise AccuracyError(str(error)) from error
+    samples.sort(key=lambda s: s.stamp_s)
+    return samples
+
+
+def _bag_poses(bag_dir: Path, topic: str) -> list[PoseSample]:
     wanted = topic if topic.startswith('/') else '/' + topic
     samples: list[PoseSample] = []
-    with AnyReader([bag_dir], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
-        connections = [c for c in reader.connections if c.topic in (wanted, topic)]
+    with open_bag(bag_dir, own_errors=(AccuracyError,)) as reader:
+        connections = connections_named(reader, topic)
         if not connections:
             raise AccuracyError(f'{bag_dir} has no topic {wanted}; it has '
                                 f'{sorted({c.topic for c in reader.connections})}')
@@ -90,12 +98,10 @@ def _read_bag_track(bag_dir: Path, topic: str) -> list[PoseSample]:
             else:
                 raise AccuracyError(f'{wanted} is {connection.msgtype}: need nav_msgs/Odometry '
                                     'or geometry_msgs/PoseStamped')
-            stamp = message.header.stamp
             q = np.array([pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w])
-            samples.append(PoseSample(stamp.sec + stamp.nanosec * 1e-9,
+            samples.append(PoseSample(stamp_s(message.header.stamp),
                                       np.array([pose.position.x, pose.position.y, pose.position.z]),
                                       q / np.linalg.norm(q)))
-    samples.sort(key=lambda s: s.stamp_s)
     return samples
 
 

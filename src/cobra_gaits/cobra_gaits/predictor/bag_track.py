@@ -1,9 +1,8 @@
 """The commanded shapes and the recorded head track of a bag, for eps calibration (no rclpy).
 
 Reads `joint_commands` (sensor_msgs/JointState) and `ground_truth/odom` (else `odom`,
-nav_msgs/Odometry) from a rosbag2 bag with rosbags' AnyReader: MCAP or sqlite3, one file or a
-directory, split or not (our logger's bags and `ros2 bag record`'s). Topics match by their last
-name components in any namespace (`/cobra/odom` is `odom`; `ground_truth/odom` is never `odom`).
+nav_msgs/Odometry) from a rosbag2 bag opened by cobra_common.bags (its topic rule: `/cobra/odom`
+is `odom`; `ground_truth/odom` is never `odom`).
 Everything is on header stamps. The joint rows are interpolated at the odom stamps inside the
 commanded span, thinned to at most `max_rate_hz`, so shape t and track point t are one instant.
 """
@@ -14,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from rosbags.highlevel import AnyReader
-from rosbags.typesys import Stores, get_typestore
+from cobra_common.bags import BagReadError, connections_named, open_bag, stamp_s
 
 JOINT_COMMANDS = 'joint_commands'
 ODOM = 'odom'
@@ -23,20 +21,10 @@ TRUTH_ODOM = 'ground_truth/odom'
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 ODOMETRY_TYPE = 'nav_msgs/msg/Odometry'
 MIN_SAMPLES = 10  # fewer shapes than this cannot pin an eps down
-_TYPESTORE = get_typestore(Stores.ROS2_JAZZY)
 
 
 class BagTrackError(ValueError):
     """A bag that cannot give a track; the text names the file and the fix."""
-
-
-def topic_matches(topic: str, name: str) -> bool:
-    """`name` as the last components of `topic`, in any namespace; odom is not ground_truth/odom."""
-    parts = topic.strip('/').split('/')
-    wanted = name.split('/')
-    if parts[-len(wanted):] != wanted:
-        return False
-    return name != ODOM or parts[-2:-1] != ['ground_truth']
 
 
 @dataclass(frozen=True)
@@ -49,10 +37,6 @@ class BagTrack:
     joint_rows_rad: np.ndarray  # (T, J), commanded, interpolated at times_s
     position_m: np.ndarray  # (T, 3), base_link in odom
     quaternion_xyzw: np.ndarray  # (T, 4)
-
-
-def _stamp_s(header: object) -> float:
-    return header.stamp.sec + header.stamp.nanosec * 1e-9
 
 
 def _thin(times_s: np.ndarray, max_rate_hz: float) -> np.ndarray:
@@ -68,29 +52,21 @@ def _thin(times_s: np.ndarray, max_rate_hz: float) -> np.ndarray:
 def read_bag_track(path: str | Path, max_rate_hz: float = 20.0) -> BagTrack:
     """The commanded joint rows at the recorded head poses (BagTrackError names the problem)."""
     bag = Path(path)
-    if not bag.exists():
-        raise BagTrackError(f'{bag}: no such bag (give a bag directory or a .mcap/.db3 file)')
     if max_rate_hz <= 0.0:
         raise BagTrackError(f'max_rate_hz must be > 0, got {max_rate_hz}')
     try:
         commands, odometry = _read(bag)
-    except BagTrackError:
-        raise
-    except Exception as error:  # noqa: BLE001 - rosbags/mcap/sqlite raise many kinds for a broken file
-        text = ' '.join(str(error).split())
-        raise BagTrackError(f'{bag}: cannot read the bag ({type(error).__name__}: {text}); check that it is '
-                            'a rosbag2 bag directory or .mcap/.db3 file (a cut-off cobra_logger bag is '
-                            'repaired with `python -m cobra_logger.recover <bag>`)') from error
+    except BagReadError as error:
+        raise BagTrackError(str(error)) from error
     return _track(bag, commands, odometry, max_rate_hz)
 
 
 def _read(bag: Path) -> tuple[list[tuple[float, tuple[str, ...], list[float]]],
                               tuple[str, list[tuple[float, list[float], list[float]]]]]:
-    with AnyReader([bag], default_typestore=_TYPESTORE) as reader:
-        command_connections = [c for c in reader.connections
-                               if topic_matches(c.topic, JOINT_COMMANDS) and c.msgtype == JOINT_STATE_TYPE]
-        truth = [c for c in reader.connections if topic_matches(c.topic, TRUTH_ODOM) and c.msgtype == ODOMETRY_TYPE]
-        estimate = [c for c in reader.connections if topic_matches(c.topic, ODOM) and c.msgtype == ODOMETRY_TYPE]
+    with open_bag(bag, own_errors=(BagTrackError,)) as reader:
+        command_connections = connections_named(reader, JOINT_COMMANDS, JOINT_STATE_TYPE)
+        truth = connections_named(reader, TRUTH_ODOM, ODOMETRY_TYPE)
+        estimate = connections_named(reader, ODOM, ODOMETRY_TYPE)
         odom_connections = truth if any(c.msgcount for c in truth) else estimate
         topics = sorted({c.topic for c in reader.connections}) or ['no topics']
         if not any(c.msgcount for c in command_connections) or not any(c.msgcount for c in odom_connections):
@@ -103,10 +79,10 @@ def _read(bag: Path) -> tuple[list[tuple[float, tuple[str, ...], list[float]]],
             message = reader.deserialize(raw, connection.msgtype)
             if connection.id in odom_ids:
                 pose = message.pose.pose
-                poses.append((_stamp_s(message.header), [pose.position.x, pose.position.y, pose.position.z],
+                poses.append((stamp_s(message.header.stamp), [pose.position.x, pose.position.y, pose.position.z],
                               [pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w]))
             else:
-                commands.append((_stamp_s(message.header), tuple(message.name), list(message.position)))
+                commands.append((stamp_s(message.header.stamp), tuple(message.name), list(message.position)))
     return commands, (odom_connections[0].topic, poses)
 
 
