@@ -99,9 +99,12 @@ def check_serial_port(port: str, dev_root: Path = Path('/dev')) -> list[Check]:
                       'plug in and power the U2D2; install the udev rule that creates this name (cobra_driver '
                       'README), or pass --port /dev/ttyUSB0')]
     target = os.path.realpath(port)
+    by_id = dev_root / 'serial' / 'by-id'
+    adapter = next((f', adapter {p.name}' for p in sorted(by_id.glob('*')) if os.path.realpath(p) == target), '') \
+        if by_id.is_dir() else ''
     if os.path.islink(port):
-        return [Check('serial port', PASS, f'{port} -> {target} (udev name)')]
-    return [Check('serial port', WARN, f'{port} is a kernel name, which can change between plug-ins',
+        return [Check('serial port', PASS, f'{port} -> {target} (udev name{adapter})')]
+    return [Check('serial port', WARN, f'{port} is a kernel name, which can change between plug-ins{adapter}',
                   'install the udev rule that names the U2D2 /dev/ttyCOBRA (cobra_driver README)')]
 
 

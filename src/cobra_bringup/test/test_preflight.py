@@ -130,6 +130,22 @@ def test_a_baud_rate_that_cannot_carry_the_loop_fails_with_a_rate_that_fits(bus,
     assert 'rate_hz:=166 or lower' in line.fix
 
 
+def test_the_udev_name_and_the_adapter_are_shown_and_a_kernel_name_warns(tmp_path):
+    dev = tmp_path / 'dev'
+    (dev / 'serial' / 'by-id').mkdir(parents=True)
+    (dev / 'ttyUSB0').write_text('')
+    (dev / 'serial' / 'by-id' / 'usb-FTDI_USB__-__Serial_Converter_FT4NQ1-if00-port0').symlink_to(dev / 'ttyUSB0')
+    (dev / 'ttyCOBRA').symlink_to(dev / 'ttyUSB0')
+    (udev,) = preflight.check_serial_port(str(dev / 'ttyCOBRA'), dev)
+    assert udev.verdict == preflight.PASS
+    assert udev.detail.endswith('(udev name, adapter usb-FTDI_USB__-__Serial_Converter_FT4NQ1-if00-port0)')
+    (kernel,) = preflight.check_serial_port(str(dev / 'ttyUSB0'), dev)
+    assert kernel.verdict == preflight.WARN and '/dev/ttyCOBRA' in kernel.fix
+    (missing,) = preflight.check_serial_port(str(dev / 'ttyCOBRA2'), dev)
+    assert missing.verdict == preflight.FAIL
+    assert 'adapters present: usb-FTDI_USB__-__Serial_Converter_FT4NQ1-if00-port0' in missing.detail
+
+
 def test_no_port_fails_and_skips_the_bus(tmp_path):
     code, checks = _run(tmp_path, '--port', str(tmp_path / 'ttyNONE'), '--no-camera')
     assert code == 1
