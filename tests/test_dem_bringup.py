@@ -32,7 +32,7 @@ def test_dem_terrain_runs_the_wheel_scenario_and_records_its_topics(start_runner
     # the DEM node alone with the logger: no robot, gait or state publisher in a wheel run
     assert '[run] starting cobra_dem/dem_node' in output and 'gait_node' not in output, output
     counts = topic_counts(bag)
-    for topic in ('/odom', '/ground_truth/odom', '/contact/forces/wheel'):
+    for topic in ('/odom', '/ground_truth/odom', '/contact/forces'):
         assert counts.get(topic) == SAMPLES, (topic, counts)
     assert counts.get('/terrain/heightmap', 0) >= 1, counts
     metadata = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']

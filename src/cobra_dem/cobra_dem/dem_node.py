@@ -2,7 +2,7 @@
 
 Slow (a LAMMPS bed runs far below real time) but the same contract as sim_node: `/clock` (sim
 time, one tick per body sample), `odom` and `ground_truth/odom` (identical: no VIO noise),
-`contact/forces/<body_frame>`, `terrain/heightmap` (the particle surface), `/tf` odom -> body,
+`contact/forces` (ContactWrenches with the one body), `terrain/heightmap` (the particle surface), `/tf` odom -> body,
 `diagnostics` with the progress and ETA. Message conventions: cobra_dem.ros_mode.
 
 The engine runs in a worker thread (ros_mode.SampleStream): its steps are long C calls during
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import TransformStamped, WrenchStamped
+from cobra_interfaces.msg import ContactWrenches
+from geometry_msgs.msg import TransformStamped, Wrench
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -31,6 +32,7 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import PointCloud2, PointField
 from std_msgs.msg import Header
 
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC
 from cobra_common.node_runtime import NodeLoop, Wait, flush_publishers, run_node, take_over_sim_time
 from cobra_common.ros_entry import StartupError, declare, describe
 from cobra_dem import lammps_backend  # no `lammps` import until a run starts
@@ -80,7 +82,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             read_only=True)),
         'body_frame': ('', describe(
             "the DEM body's frame (child of odom; origin = its centre of mass) and the <body> of "
-            "contact/forces/<body>; '' = the scenario's body kind (wheel or cobra_loop)", read_only=True)),
+            "name of its entry on contact/forces; '' = the scenario's body kind (wheel or cobra_loop)", read_only=True)),
         'heightmap_period_s': (0.5, describe(
             f'{HEIGHTMAP_TOPIC} period [s of sim time], taken at the backend\'s grain snapshots (every '
             "output_interval_s of the scenario); 0 = not published", read_only=True, float_range=(0.0, 100.0))),
@@ -91,7 +93,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
             '/tf odom -> body_frame at every sample (false when a state publisher makes it from odom)',
             read_only=True)),
         'wait_for_peers_s': (0.0, describe(
-            'hold the first sample until odom, ground_truth/odom and contact/forces/<body_frame> each '
+            'hold the first sample until odom, ground_truth/odom and contact/forces each '
             'have a subscriber, at most this long [s, wall]; 0 = publish at once', read_only=True,
             float_range=(0.0, 600.0))),
     })
@@ -124,7 +126,7 @@ class DemNode(Node):
         self._clock_pub = self.create_publisher(ClockMsg, CLOCK_TOPIC, STATE_QOS)
         self._odom_pub = self.create_publisher(Odometry, 'odom', STATE_QOS)
         self._truth_pub = self.create_publisher(Odometry, 'ground_truth/odom', STATE_QOS)
-        self._contact_pub = self.create_publisher(WrenchStamped, f'contact/forces/{body}', STATE_QOS)
+        self._contact_pub = self.create_publisher(ContactWrenches, CONTACT_FORCES_TOPIC, STATE_QOS)
         self._diag_pub = self.create_publisher(DiagnosticArray, 'diagnostics', STATE_QOS)
         self._heightmap_pub = self.create_publisher(PointCloud2, HEIGHTMAP_TOPIC, LATCHED_QOS) \
             if p['heightmap_period_s'] > 0.0 else None
@@ -135,7 +137,7 @@ class DemNode(Node):
         self.get_logger().info(
             f"DEM scenario '{sc.name}' on {sc.backend}: {sc.duration_s:g} s of sim time, slope {sc.slope_deg:g} deg, "
             f"body sample every {sc.body_sample_interval_s:g} s, step {sc.dt_s:.3g} s; publishing odom -> "
-            f"{self._body_frame}, contact/forces/{body}, {HEIGHTMAP_TOPIC} (cells {cell_m * 1e3:.1f} mm)")
+            f"{self._body_frame}, {CONTACT_FORCES_TOPIC}, {HEIGHTMAP_TOPIC} (cells {cell_m * 1e3:.1f} mm)")
 
     def _start_stream(self, samples: Callable[[], Iterator[Any]], builder: DemFrameBuilder) -> SampleStream:
         """The engine in its worker (started from the loop, where a stop signal only sets a flag:
@@ -198,10 +200,11 @@ class DemNode(Node):
             if covariance is not None:
                 odom.pose.covariance = list(covariance)
             publisher.publish(odom)
-        wrench = WrenchStamped(header=self._header(stamp_ns, self._body_frame))
-        wrench.wrench.force.x, wrench.wrench.force.y, wrench.wrench.force.z = body.force_n
-        wrench.wrench.torque.x, wrench.wrench.torque.y, wrench.wrench.torque.z = body.torque_nm
-        self._contact_pub.publish(wrench)
+        wrench = Wrench()  # the sim's every-link message with one entry: read alike by logger and report
+        wrench.force.x, wrench.force.y, wrench.force.z = body.force_n
+        wrench.torque.x, wrench.torque.y, wrench.torque.z = body.torque_nm
+        self._contact_pub.publish(ContactWrenches(header=self._header(stamp_ns, ''), link_names=[self._body_frame],
+                                                  wrenches=[wrench]))
         if self._tf_pub is not None:
             transform = TransformStamped(header=self._header(stamp_ns, self._odom_frame),
                                          child_frame_id=self._body_frame)

@@ -2,7 +2,7 @@
 
 cobra_dem.dem_node only converts these records to messages. Per body sample it publishes
 /clock, ground_truth/odom, odom (the same pose with the sim's floor covariance: no VIO noise
-here), contact/forces/<body>, /tf and, when the frame has one, terrain/heightmap, in that order;
+here), contact/forces (the body's wrench), /tf and, when the frame has one, terrain/heightmap, in that order;
 diagnostics every DIAGNOSTICS_PERIOD_S of wall time (a DEM second can take hours) and at the end.
 """
 

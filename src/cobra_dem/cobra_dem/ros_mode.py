@@ -15,7 +15,7 @@ Message conventions copied from sim_node so consumers cannot tell the terrains a
   - odom / ground_truth/odom: pose of the body frame (its origin = the body's centre of mass;
     its axes = the body's principal axes, cobra_dem.body) in odom; twist = velocity of that origin and
     angular velocity, both in the body's own axes (REP 105: the child frame);
-  - contact/forces/<body>: the grains' total force on the body [N] and torque about its origin
+  - contact/forces (ContactWrenches, one entry: <body>): the grains' total force on the body [N] and torque about its origin
     [N m] (gravity subtracted), in the body's own axes;
   - terrain/heightmap: cobra_common.heightmap_cloud points (x, y, z, sinkage, pressure) in odom:
     one point per cell of an odom x-y grid holding grains, z = the highest grain top in that cell

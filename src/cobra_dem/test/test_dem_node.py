@@ -74,7 +74,7 @@ def stamp_s(header: Any) -> float:
 def test_dem_node_publishes_the_sim_topics_for_every_sample_and_exits_at_duration(
         ros_env: dict[str, str], ros_node: Any, tmp_path: Path, settled_cache: Path) -> None:
     from diagnostic_msgs.msg import DiagnosticArray
-    from geometry_msgs.msg import WrenchStamped
+    from cobra_interfaces.msg import ContactWrenches
     from nav_msgs.msg import Odometry
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -90,7 +90,7 @@ def test_dem_node_publishes_the_sim_topics_for_every_sample_and_exits_at_duratio
                                                               'diagnostics', 'tf')}
     for name, msg_type, topic, qos in (('clock', Clock, '/clock', reliable), ('odom', Odometry, 'odom', reliable),
                                        ('truth', Odometry, 'ground_truth/odom', reliable),
-                                       ('contact', WrenchStamped, 'contact/forces/wheel', reliable),
+                                       ('contact', ContactWrenches, 'contact/forces', reliable),
                                        ('heightmap', PointCloud2, 'terrain/heightmap', latched),
                                        ('diagnostics', DiagnosticArray, 'diagnostics', reliable),
                                        ('tf', TFMessage, '/tf', reliable)):
@@ -128,7 +128,7 @@ def test_dem_node_publishes_the_sim_topics_for_every_sample_and_exits_at_duratio
                for m in received['odom'] + received['truth'])
     assert all(m.transforms[0].header.frame_id == 'odom' and m.transforms[0].child_frame_id == 'wheel'
                for m in received['tf'])
-    assert all(m.header.frame_id == 'wheel' for m in received['contact'])
+    assert all(m.link_names == ['wheel'] and len(m.wrenches) == 1 for m in received['contact'])
 
     theta = math.radians(TINY['slope_deg'])
     normal = np.array([math.sin(theta), 0.0, math.cos(theta)])    # the bed normal in odom (slope descends +x)
@@ -140,7 +140,7 @@ def test_dem_node_publishes_the_sim_topics_for_every_sample_and_exits_at_duratio
         # the wheel rides on the undisturbed surface plane through the odom origin, within a grain
         assert abs(float(normal @ centre) - TINY['body']['radius_m']) < clump_m, centre
         assert abs(p.y) < 1e-6                                              # planar: on the centre line
-        f = wrench.wrench.force
+        f = wrench.wrenches[0].force
         force_up_n.append(float((rotation_of(odom.pose.pose.orientation) @ np.array([f.x, f.y, f.z]))[2]))
     weight_n = TINY['body']['mass_kg'] * 9.8
     assert max(force_up_n) > 0.5 * weight_n, force_up_n                     # grains carry the wheel
@@ -187,7 +187,7 @@ def test_sigint_while_lammps_settles_the_body_stops_the_node_at_once(
 def test_sigint_between_samples_cuts_the_lammps_run_short_and_closes_it(
         ros_env: dict[str, str], ros_node: Any, tmp_path: Path, settled_cache: Path) -> None:
     import rclpy
-    from geometry_msgs.msg import WrenchStamped
+    from cobra_interfaces.msg import ContactWrenches
     from nav_msgs.msg import Odometry
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -200,7 +200,7 @@ def test_sigint_between_samples_cuts_the_lammps_run_short_and_closes_it(
     ros_node.create_subscription(Odometry, 'odom', odom.append, reliable)
     # the peers wait_for_peers_s waits for
     ros_node.create_subscription(Odometry, 'ground_truth/odom', lambda _message: None, reliable)
-    ros_node.create_subscription(WrenchStamped, 'contact/forces/wheel', lambda _message: None, reliable)
+    ros_node.create_subscription(ContactWrenches, 'contact/forces', lambda _message: None, reliable)
     node = LoggedNode(ros_env, MODULE, tmp_path / 'dem_node.log', '-p', f'scenario_file:={scenario_file}',
                       '-p', f'cache_dir:={cache_dir}', '-p', 'wait_for_peers_s:=120.0', '-p', 'publish_tf:=false')
     deadline = time.monotonic() + DEADLINE_S
@@ -238,10 +238,10 @@ def test_bad_input_exits_2_naming_the_fix(ros_env: dict[str, str], tmp_path: Pat
 
 def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
         ros_env: dict[str, str], ros_node: Any, tmp_path: Path) -> None:
-    """body.kind cobra_loop: the same topics, the body frame and contact topic named after it, the
+    """body.kind cobra_loop: the same topics, the body frame and contact entry named after it, the
     loop's centre of mass riding at its curl height over the surface (a bed of its own: the loop's
     0.40 m flat side needs a longer periodic bed than the wheel's)."""
-    from geometry_msgs.msg import WrenchStamped
+    from cobra_interfaces.msg import ContactWrenches
     from nav_msgs.msg import Odometry
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -257,7 +257,7 @@ def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
     contact: list[Any] = []
     ros_node.create_subscription(Odometry, 'ground_truth/odom', odom.append, reliable)
     ros_node.create_subscription(Odometry, 'odom', lambda _message: None, reliable)     # a peer it waits for
-    ros_node.create_subscription(WrenchStamped, 'contact/forces/cobra_loop', contact.append, reliable)
+    ros_node.create_subscription(ContactWrenches, 'contact/forces', contact.append, reliable)
     node = LoggedNode(ros_env, MODULE, tmp_path / 'dem_node.log', '-p',
                       f'scenario_file:={write_scenario(tmp_path / "loop.yaml", raw)}',
                       '-p', f'cache_dir:={tmp_path / "cache"}', '-p', 'wait_for_peers_s:=120.0',
@@ -267,7 +267,7 @@ def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
     assert node.stop() == 0, node.output()
     assert len(odom) == len(contact) == 4, node.output()                    # t = 0, 0.01, 0.02, 0.03
     assert all(m.child_frame_id == 'cobra_loop' for m in odom)
-    assert all(m.header.frame_id == 'cobra_loop' for m in contact)
+    assert all(m.link_names == ['cobra_loop'] for m in contact)
     shape = scenario.body.shape
     start = quaternion_from_matrix(shape.start_rotation)
     curl_height_m = -shape.lowest_z_m(np.zeros(3), start)                  # COM over its lowest point: 0.266 m
@@ -276,5 +276,5 @@ def test_dem_node_publishes_the_latched_cobra_loop_under_its_own_frame(
     for message in odom:
         p = message.pose.pose.position
         assert abs(float(normal @ np.array([p.x, p.y, p.z])) - curl_height_m) < scenario.bed.clump_extent_m
-    force_n = [np.linalg.norm([m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]) for m in contact]
+    force_n = [np.linalg.norm([m.wrenches[0].force.x, m.wrenches[0].force.y, m.wrenches[0].force.z]) for m in contact]
     assert max(force_n) > 0.5 * shape.mass_kg * 9.8, force_n               # the grains carry the 6 kg loop
