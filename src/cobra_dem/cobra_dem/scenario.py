@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
+from cobra_common.config_check import ConfigError, Setting
 
 if TYPE_CHECKING:
     from cobra_dem.body import BodyShape
@@ -66,8 +67,22 @@ AUTO_TIME_STEP_OF_LIMIT = 0.4
 BACKENDS = ('lammps', 'deme')
 
 
-class ScenarioError(ValueError):
+class ScenarioError(ConfigError):
     """A scenario that cannot run: the message names the problem and the fix (exit code 2)."""
+
+
+# What each number or name of a scenario accepts on its own (Scenario.validate judges the rest).
+SETTINGS = (
+    Setting('backend', choices=BACKENDS),
+    Setting('slope_deg', minimum=0.0, maximum=90.0, maximum_open=True,
+            note='a slope of 90 deg or more has no bed to rest on; the thesis uses 24'),
+    Setting('body.kind', choices=('wheel', 'cobra_loop'),
+            note='"wheel": the thesis\'s rigid wheel, "cobra_loop": the latched COBRA loop from the URDF'),
+    Setting('body.motion', choices=('prescribed', 'free'), note='"prescribed": omega_r fixed'),
+    *(Setting(name, minimum=0.0, minimum_open=True)
+      for name in ('duration_s', 'output_interval_s', 'body_sample_interval_s', 'bed.sphere_radius_m',
+                   'body.radius_m', 'body.mass_kg')),
+)
 
 
 @dataclass(frozen=True)
@@ -210,25 +225,18 @@ class Scenario:
                    'dt': self.dt_s, 'rolling': self.rolling_stiffness_ratio, 'ranks': ranks}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
+    def value_at(self, dotted_key: str) -> Any:
+        """The value of a (possibly nested, `bed.depth_m`) key."""
+        value: Any = self
+        for part in dotted_key.split('.'):
+            value = getattr(value, part)
+        return value
+
     def validate(self) -> 'Scenario':
         """Raise ScenarioError naming the problem and the fix; return self when runnable."""
-        problems: list[str] = []
-        if self.backend not in BACKENDS:
-            problems.append(f'backend {self.backend!r} is unknown: use one of {", ".join(BACKENDS)}')
-        if not 0.0 <= self.slope_deg < 90.0:
-            problems.append(f'slope_deg = {self.slope_deg} is outside [0, 90): a slope of 90 deg or more has no '
-                            'bed to rest on; give an angle below 90 (the thesis uses 24)')
-        if self.body.kind not in ('wheel', 'cobra_loop'):
-            problems.append(f'body.kind = {self.body.kind!r}: use "wheel" (the thesis\'s rigid wheel) or '
-                            '"cobra_loop" (the latched COBRA loop from the URDF)')
-        if self.body.motion not in ('prescribed', 'free'):
-            problems.append(f'body.motion = {self.body.motion!r}: use "prescribed" (omega_r fixed) or "free"')
-        for label, value in (('duration_s', self.duration_s), ('output_interval_s', self.output_interval_s),
-                             ('body_sample_interval_s', self.body_sample_interval_s),
-                             ('bed.sphere_radius_m', self.bed.sphere_radius_m),
-                             ('body.radius_m', self.body.radius_m), ('body.mass_kg', self.body.mass_kg)):
-            if not value > 0.0:
-                problems.append(f'{label} = {value} must be > 0')
+        problems = [problem for setting in SETTINGS
+                    if (problem := setting.problem(self.value_at(setting.name), 'scenario',
+                                                   f'set {setting.name} in the scenario file'))]
         if problems:
             raise ScenarioError('; '.join(problems))
         extent = self.bed.clump_extent_m

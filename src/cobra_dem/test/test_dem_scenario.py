@@ -55,7 +55,7 @@ def test_rigid_slope_rolling_law() -> None:
     ({'time_step_s': 1e-4}, 'above the stability estimate'),
     ({'slope_deg': 90.0}, 'slope'),
     ({'bed': {'sphere_radius_m': 0.01}}, 'grains larger than the bed'),
-    ({'backend': 'chrono'}, 'unknown'),
+    ({'backend': 'chrono'}, "'backend' = 'chrono' is invalid: must be one of \\['lammps', 'deme'\\]"),
     ({'body': {'motion': 'teleport'}}, 'prescribed'),
 ])
 def test_bad_scenarios_raise_one_clear_error(overrides: dict, needle: str) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cobra_common.config_check import ConfigError, Setting, by_name
 from cobra_description.robot_model import Joint, RobotModel, load_robot_model
 
 from cobra_driver import control_table as ct
@@ -70,97 +71,74 @@ class DriverConfig:
         return self.joints + ([self.latch] if self.latch is not None else [])
 
 
-@dataclass(frozen=True)
-class Parameter:
-    name: str
-    default: Any
-    description: str
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[Any, ...] | None = None
-
-
 GAIT_JOINTS = [f'joint_{i}' for i in range(1, 12)]
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter('port', '/dev/ttyUSB0', 'serial device of the U2D2 (a udev symlink is better, see README)'),
-    Parameter('baud_rate', 4_000_000, 'bus baud rate [bit/s]; must equal every servo\'s Baud Rate register',
+PARAMETERS: tuple[Setting, ...] = (
+    Setting('port', '/dev/ttyUSB0', 'serial device of the U2D2 (a udev symlink is better, see README)'),
+    Setting('baud_rate', 4_000_000, 'bus baud rate [bit/s]; must equal every servo\'s Baud Rate register',
               choices=BAUD_RATES),
-    Parameter('rate_hz', 500.0, 'control loop rate [Hz]', 1.0, 1000.0),
-    Parameter('usb_latency_ms', 1.0, 'USB adapter latency timer the packet timeout assumes [ms]', 0.0, 32.0),
-    Parameter('packet_timeout_margin_ms', 1.0, 'extra wait for a reply beyond wire time + 2 x latency [ms]',
+    Setting('rate_hz', 500.0, 'control loop rate [Hz]', 1.0, 1000.0),
+    Setting('usb_latency_ms', 1.0, 'USB adapter latency timer the packet timeout assumes [ms]', 0.0, 32.0),
+    Setting('packet_timeout_margin_ms', 1.0, 'extra wait for a reply beyond wire time + 2 x latency [ms]',
               0.0, 100.0),
-    Parameter('joint_names', GAIT_JOINTS, 'joints driven by XH540 servos, head to tail'),
-    Parameter('joint_ids', list(range(1, 12)), 'servo ID of each entry of joint_names'),
-    Parameter('zero_offsets_rad', [0.0] * 11, 'servo angle from tick 2048 where each joint reads zero [rad]'),
-    Parameter('directions', [1] * 11, 'direction sign of each joint (+1 or -1)'),
-    Parameter('joint_model', 'XH540-W270-R', 'servo model of the joints', choices=tuple(ct.MODELS_BY_NAME)),
-    Parameter('latch_joint', 'latch_joint', 'URDF joint of the latch'),
-    Parameter('latch_id', 12, 'servo ID of the latch; -1 = no latch', -1, 252),
-    Parameter('latch_zero_offset_rad', 0.0, 'servo angle from tick 2048 where the latch reads zero [rad]'),
-    Parameter('latch_direction', 1, 'direction sign of the latch (+1 or -1)', -1, 1),
-    Parameter('latch_model', 'XC330-T288-T', 'servo model of the latch', choices=tuple(ct.MODELS_BY_NAME)),
-    Parameter('operating_mode', ct.OperatingMode.POSITION, 'joint operating mode (3 position, 5 current-based '
+    Setting('joint_names', GAIT_JOINTS, 'joints driven by XH540 servos, head to tail'),
+    Setting('joint_ids', list(range(1, 12)), 'servo ID of each entry of joint_names'),
+    Setting('zero_offsets_rad', [0.0] * 11, 'servo angle from tick 2048 where each joint reads zero [rad]'),
+    Setting('directions', [1] * 11, 'direction sign of each joint (+1 or -1)'),
+    Setting('joint_model', 'XH540-W270-R', 'servo model of the joints', choices=tuple(ct.MODELS_BY_NAME)),
+    Setting('latch_joint', 'latch_joint', 'URDF joint of the latch'),
+    Setting('latch_id', 12, 'servo ID of the latch; -1 = no latch', -1, 252),
+    Setting('latch_zero_offset_rad', 0.0, 'servo angle from tick 2048 where the latch reads zero [rad]'),
+    Setting('latch_direction', 1, 'direction sign of the latch (+1 or -1)', -1, 1),
+    Setting('latch_model', 'XC330-T288-T', 'servo model of the latch', choices=tuple(ct.MODELS_BY_NAME)),
+    Setting('operating_mode', ct.OperatingMode.POSITION, 'joint operating mode (3 position, 5 current-based '
               'position)', choices=(ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION)),
-    Parameter('latch_operating_mode', ct.OperatingMode.CURRENT_BASED_POSITION, 'latch operating mode',
+    Setting('latch_operating_mode', ct.OperatingMode.CURRENT_BASED_POSITION, 'latch operating mode',
               choices=(ct.OperatingMode.POSITION, ct.OperatingMode.CURRENT_BASED_POSITION)),
-    Parameter('profile_velocity', 0, 'Profile Velocity register (0.229 rev/min units, 0 = unlimited)', 0, 32767),
-    Parameter('profile_acceleration', 0, 'Profile Acceleration register (214.577 rev/min^2 units, 0 = unlimited)',
+    Setting('profile_velocity', 0, 'Profile Velocity register (0.229 rev/min units, 0 = unlimited)', 0, 32767),
+    Setting('profile_acceleration', 0, 'Profile Acceleration register (214.577 rev/min^2 units, 0 = unlimited)',
               0, 32767),
-    Parameter('position_p_gain', 800, 'Position P Gain register', 0, 16383),
-    Parameter('position_i_gain', 0, 'Position I Gain register', 0, 16383),
-    Parameter('position_d_gain', 0, 'Position D Gain register', 0, 16383),
-    Parameter('bus_watchdog_ms', 100.0, 'servos stop if the host is silent this long [ms] (20 ms steps, 0 = off)',
+    Setting('position_p_gain', 800, 'Position P Gain register', 0, 16383),
+    Setting('position_i_gain', 0, 'Position I Gain register', 0, 16383),
+    Setting('position_d_gain', 0, 'Position D Gain register', 0, 16383),
+    Setting('bus_watchdog_ms', 100.0, 'servos stop if the host is silent this long [ms] (20 ms steps, 0 = off)',
               0.0, 2540.0),
-    Parameter('allow_missing', False, 'start even if some servos do not answer'),
-    Parameter('torque_on_start', True, 'enable torque once started'),
-    Parameter('keep_torque_on_shutdown', False, 'leave torque on when the node exits (holding position)'),
-    Parameter('latency_timer_policy', 'warn', "'warn' or 'fail' when the FTDI latency timer is not 1 ms",
+    Setting('allow_missing', False, 'start even if some servos do not answer'),
+    Setting('torque_on_start', True, 'enable torque once started'),
+    Setting('keep_torque_on_shutdown', False, 'leave torque on when the node exits (holding position)'),
+    Setting('latency_timer_policy', 'warn', "'warn' or 'fail' when the FTDI latency timer is not 1 ms",
               choices=('warn', 'fail')),
-    Parameter('sysfs_root', '/sys', 'root of sysfs (tests point it at a fake tree)'),
-    Parameter('reboot_on_startup_error', True, 'reboot servos found in hardware-error state at start-up'),
-    Parameter('fault_after_failures', 25, 'consecutive failed reads that mark a servo faulted', 1, 100000),
-    Parameter('status_poll_period_s', 0.5, 'period of the voltage/temperature poll [s]', 0.05, 60.0),
-    Parameter('reconnect_min_s', 0.2, 'first reconnect back-off [s]', 0.01, 60.0),
-    Parameter('reconnect_max_s', 5.0, 'largest reconnect back-off [s]', 0.01, 600.0),
-    Parameter('command_timeout_s', 0.2, 'hold when no command arrived for this long [s]', 0.01, 10.0),
-    Parameter('command_mode', 'interpolate', 'between command arrivals: hold or interpolate', choices=MODES),
-    Parameter('move_to_start_speed_rad_s', 0.5, 'joint speed bound while moving to the first command after '
+    Setting('sysfs_root', '/sys', 'root of sysfs (tests point it at a fake tree)'),
+    Setting('reboot_on_startup_error', True, 'reboot servos found in hardware-error state at start-up'),
+    Setting('fault_after_failures', 25, 'consecutive failed reads that mark a servo faulted', 1, 100000),
+    Setting('status_poll_period_s', 0.5, 'period of the voltage/temperature poll [s]', 0.05, 60.0),
+    Setting('reconnect_min_s', 0.2, 'first reconnect back-off [s]', 0.01, 60.0),
+    Setting('reconnect_max_s', 5.0, 'largest reconnect back-off [s]', 0.01, 600.0),
+    Setting('command_timeout_s', 0.2, 'hold when no command arrived for this long [s]', 0.01, 10.0),
+    Setting('command_mode', 'interpolate', 'between command arrivals: hold or interpolate', choices=MODES),
+    Setting('move_to_start_speed_rad_s', 0.5, 'joint speed bound while moving to the first command after '
               'start-up, torque on or reconnect, and for a servo rejoining after a fault [rad/s]', 0.05, 4.8),
-    Parameter('latch_engaged_margin_rad', 0.0, 'the latch engages this far below its URDF upper limit [rad]',
+    Setting('latch_engaged_margin_rad', 0.0, 'the latch engages this far below its URDF upper limit [rad]',
               0.0, 1.0),
-    Parameter('latch_released_margin_rad', 0.0, 'the latch releases this far above its URDF lower limit [rad]',
+    Setting('latch_released_margin_rad', 0.0, 'the latch releases this far above its URDF lower limit [rad]',
               0.0, 1.0),
-    Parameter('latch_tolerance_rad', 0.05, 'latch counts as there within this angle [rad]', 0.001, 1.0),
-    Parameter('latch_grip_current_a', 0.3, 'current that confirms a gripping latch near its target [A]', 0.0, 2.0),
-    Parameter('latch_grip_window_rad', 0.5, 'gripping counts only this close to the target [rad]', 0.0, 3.2),
-    Parameter('latch_goal_current_a', 0.5, 'current limit of the latch in current-based position mode [A]',
+    Setting('latch_tolerance_rad', 0.05, 'latch counts as there within this angle [rad]', 0.001, 1.0),
+    Setting('latch_grip_current_a', 0.3, 'current that confirms a gripping latch near its target [A]', 0.0, 2.0),
+    Setting('latch_grip_window_rad', 0.5, 'gripping counts only this close to the target [rad]', 0.0, 3.2),
+    Setting('latch_goal_current_a', 0.5, 'current limit of the latch in current-based position mode [A]',
               0.0, 2.0),
-    Parameter('latch_timeout_s', 2.0, 'latch/set reports failure after this long [s]', 0.1, 30.0),
-    Parameter('urdf_path', '', 'URDF to read joint limits from; empty = the COBRA URDF'),
-    Parameter('diagnostics_period_s', 1.0, 'diagnostics publishing period [s]', 0.1, 60.0),
+    Setting('latch_timeout_s', 2.0, 'latch/set reports failure after this long [s]', 0.1, 30.0),
+    Setting('urdf_path', '', 'URDF to read joint limits from; empty = the COBRA URDF'),
+    Setting('diagnostics_period_s', 1.0, 'diagnostics publishing period [s]', 0.1, 60.0),
 )
 
-PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
-
-
-class ConfigError(ValueError):
-    """A parameter is inconsistent; the message names it and the fix."""
+PARAMETER_BY_NAME = by_name(PARAMETERS)
 
 
 def validate(name: str, value: Any) -> str | None:
-    """Reason the value is unacceptable, or None."""
+    """Reason the value is unacceptable (the config checker's text), or None."""
     spec = PARAMETER_BY_NAME.get(name)
-    if spec is None:
-        return None
-    if spec.choices is not None and value not in spec.choices:
-        return f'{name} must be one of {list(spec.choices)}, got {value!r}'
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if spec.minimum is not None and value < spec.minimum:
-            return f'{name} must be >= {spec.minimum}, got {value}'
-        if spec.maximum is not None and value > spec.maximum:
-            return f'{name} must be <= {spec.maximum}, got {value}'
-    return None
+    return None if spec is None else spec.problem(value, fix=f'set {name}:=<{spec.allowed}>')
 
 
 @dataclass(frozen=True)
@@ -224,7 +202,7 @@ def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in params.items():
         reason = validate(name, value)
         if reason:
-            raise ConfigError(reason)
+            raise ConfigError(reason, name, value)
     names, ids = list(params['joint_names']), list(params['joint_ids'])
     offsets, directions = list(params['zero_offsets_rad']), list(params['directions'])
     if not len(names) == len(ids) == len(offsets) == len(directions):

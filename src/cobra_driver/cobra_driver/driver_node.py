@@ -28,7 +28,8 @@ from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
 from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
-from cobra_driver.driver_config import PARAMETERS, ConfigError, Parameter, build_config, check_parameters, validate
+from cobra_common.config_check import ConfigError, Setting
+from cobra_driver.driver_config import PARAMETERS, build_config, check_parameters, validate
 from cobra_driver.driver_core import JointDriver, JointSample
 
 NODE_NAME = 'joint_driver'
@@ -38,7 +39,7 @@ REJECTION_LOG_PERIOD_S = 5.0
 LEVELS = {'ok': DiagnosticStatus.OK, 'warn': DiagnosticStatus.WARN, 'error': DiagnosticStatus.ERROR}
 
 
-def _descriptor(spec: Parameter) -> ParameterDescriptor:
+def _descriptor(spec: Setting) -> ParameterDescriptor:
     """Description, range and read-only flag of one entry of the parameter table."""
     numeric = not isinstance(spec.default, bool) and spec.minimum is not None and spec.maximum is not None
     descriptor = describe(

@@ -177,7 +177,7 @@ def test_parameter_updates_are_validated_then_sigterm_turns_torque_off(bus, ros_
         rejected = set_one('rate_hz', 250.0)
         assert not rejected.successful and 'read-only' in rejected.reason
         rejected = set_one('command_mode', 'spline')
-        assert not rejected.successful and 'command_mode must be one of' in rejected.reason
+        assert not rejected.successful and "'command_mode' = 'spline' is invalid: must be one of" in rejected.reason
     finally:
         output = stop_node(process, signal.SIGTERM)
     assert process.returncode == 0, output
@@ -209,7 +209,7 @@ def test_declare_parameters_on_a_bare_node_refuses_bad_combinations(ros_env) -> 
         good.destroy_node()
         for overrides, expected in (([Parameter('baud_rate', value=57600)], 'too slow'),
                                     ([Parameter('joint_ids', value=[1, 2])], 'one entry per joint'),
-                                    ([Parameter('command_mode', value='spline')], 'command_mode must be one of')):
+                                    ([Parameter('command_mode', value='spline')], "'command_mode' = 'spline' is invalid: must be one of")):
             bad = Node('joint_driver', parameter_overrides=overrides)
             with pytest.raises(StartupError, match=expected):
                 declare_parameters(bad)

@@ -24,10 +24,12 @@ def test_frame_prefixes_refused_with_the_fix(prefix: str) -> None:
 @pytest.mark.parametrize('change, expected', [
     ({'retry_initial_s': 5.0, 'retry_max_s': 2.0}, 'retry_max_s (2.0) must be >= retry_initial_s (5.0)'),
     ({'pose_source': 'file'}, 'pose_source:=file needs trajectory_file'),
-    ({'pose_topic_type': 'Pose'}, "pose_topic_type must be one of ('PoseStamped', 'Odometry'); got 'Pose'"),
-    ({'trajectory_mode': 'loop'}, "trajectory_mode must be one of"),
-    ({'max_twist_gap_s': 0.0}, 'max_twist_gap_s must be > 0'),
-    ({'accel_fps': 100}, 'accel_fps must be one of (63, 250) (D435i); got 100'),
+    ({'pose_topic_type': 'Pose'},
+     "parameter 'pose_topic_type' = 'Pose' is invalid: must be one of ['PoseStamped', 'Odometry']; "
+     "set pose_topic_type:=<one of ['PoseStamped', 'Odometry']>"),
+    ({'trajectory_mode': 'loop'}, "'trajectory_mode' = 'loop' is invalid: must be one of"),
+    ({'max_twist_gap_s': 0.0}, "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0, inf]"),
+    ({'accel_fps': 100}, "'accel_fps' = 100 is invalid: must be one of [63, 250] (D435i)"),
 ])
 def test_bad_values_named(change: dict, expected: str) -> None:
     assert expected in parameter_problem({**VALID, **change})

@@ -10,42 +10,29 @@ allowed range, before any terrain is built.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
+from cobra_common.config_check import ConfigError, Setting
 
 CODE_SOURCE = '<code>'
 
 
-class SoilConfigError(ValueError):
+class SoilConfigError(ConfigError):
     """A soil/terrain parameter is missing, unknown or out of range (names parameter and file)."""
 
 
 def _fail(source: str, name: str, value: Any, allowed: str) -> SoilConfigError:
-    return SoilConfigError(f"{source}: parameter '{name}' = {value!r} is invalid: must be {allowed}; "
-                           f"fix it in {source}")
+    return SoilConfigError.invalid(name, value, allowed, source)
 
 
 def _check_range(source: str, name: str, value: Any, low: float | None, high: float | None,
                  low_open: bool = False, high_open: bool = False, integer: bool = False) -> None:
     """Raise SoilConfigError unless `value` is a finite number inside the given interval."""
-    left = '(' if low_open else '['
-    right = ')' if high_open else ']'
-    allowed = (f"{'an integer' if integer else 'a number'} in {left}{low if low is not None else '-inf'}, "
-               f"{high if high is not None else 'inf'}{right}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _fail(source, name, value, allowed)
-    if integer and (not float(value).is_integer()):
-        raise _fail(source, name, value, allowed)
-    if not math.isfinite(float(value)):
-        raise _fail(source, name, value, allowed)
-    if low is not None and (value < low or (low_open and value == low)):
-        raise _fail(source, name, value, allowed)
-    if high is not None and (value > high or (high_open and value == high)):
-        raise _fail(source, name, value, allowed)
+    Setting(name, minimum=low, maximum=high, minimum_open=low_open, maximum_open=high_open, integer=integer,
+            number=True).check(value, source, error=SoilConfigError)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import yaml
+from cobra_common.config_check import ConfigError, Setting, by_name
 
 from cobra_sweeps.trial import (GAIT_KEYS, METRICS, TERRAIN_OVERRIDE_PREFIX, TRIAL_DEFAULTS, TrialError,
                                 check_param_keys, is_terrain_override, overridden_terrain_yaml,
@@ -45,8 +46,17 @@ SPEC_KEYS = ('name', 'search', 'num_samples', 'seed', 'metric', 'mode', 'trial_f
              'target', 'target_scale')
 
 
-class SweepSpecError(ValueError):
+class SweepSpecError(ConfigError):
     """A sweep spec that cannot run: the message names the key and the fix."""
+
+
+# The spec's own keys that a value alone can judge (parse_spec judges the combinations).
+SETTINGS = by_name((
+    Setting('search', 'grid', choices=SEARCHES),
+    Setting('mode', 'max', choices=('max', 'min'), note='maximise or minimise the metric'),
+    Setting('num_samples', 0, minimum=1, integer=True, note='random / bayesian searches'),
+    Setting('seed', 0, integer=True),
+))
 
 
 @dataclass(frozen=True)
@@ -174,9 +184,7 @@ def parse_spec(data: Any, source: str = 'spec') -> SweepSpec:
     unknown = sorted(set(data) - set(SPEC_KEYS))
     if unknown:
         raise SweepSpecError(f'{source}: unknown key(s) {unknown}: allowed are {list(SPEC_KEYS)}')
-    search = data.get('search', 'grid')
-    if search not in SEARCHES:
-        raise SweepSpecError(f"{source}: search '{search}' is not one of {list(SEARCHES)}")
+    search = SETTINGS['search'].check(data.get('search', 'grid'), source, error=SweepSpecError)
     space_raw = data.get('space') or {}
     fixed = data.get('fixed') or {}
     if not isinstance(space_raw, dict) or not isinstance(fixed, dict):
@@ -191,18 +199,19 @@ def parse_spec(data: Any, source: str = 'spec') -> SweepSpec:
             raise SweepSpecError(f'{source}: a grid search needs lists of values, but {continuous} are ranges: '
                                  f'give lists, or use search: random / bayesian')
     num_samples = data.get('num_samples', 0)
-    if search != 'grid' and (not isinstance(num_samples, int) or num_samples < 1):
-        raise SweepSpecError(f'{source}: search {search} needs num_samples >= 1 (an integer), got {num_samples!r}')
-    metric, mode = str(data.get('metric', '')), str(data.get('mode', 'max'))
-    if mode not in ('max', 'min'):
-        raise SweepSpecError(f"{source}: mode must be max or min, got '{mode}'")
+    if search != 'grid':
+        SETTINGS['num_samples'].check(num_samples, source, f'search {search} draws num_samples trials: fix it in '
+                                      f'{source}', error=SweepSpecError)
+    seed = SETTINGS['seed'].check(data.get('seed', 0), source, error=SweepSpecError)
+    metric = str(data.get('metric', ''))
+    mode = SETTINGS['mode'].check(str(data.get('mode', 'max')), source, error=SweepSpecError)
     if search == 'bayesian':
         if not space:
             raise SweepSpecError(f'{source}: a bayesian search needs a non-empty space')
         if metric not in METRICS and metric != 'calibration_error':
             raise SweepSpecError(f"{source}: a bayesian search needs metric: one of {list(METRICS)}, got '{metric}'")
     spec = SweepSpec(name=str(data.get('name', Path(source).stem)), search=search, space=space, fixed=dict(fixed),
-                     num_samples=int(num_samples or 0), seed=int(data.get('seed', 0)), metric=metric, mode=mode,
+                     num_samples=int(num_samples or 0), seed=int(seed), metric=metric, mode=mode,
                      trial_function=str(data.get('trial_function', DEFAULT_TRIAL_FUNCTION)),
                      target={str(k): float(v) for k, v in (data.get('target') or {}).items()},
                      target_scale={str(k): float(v) for k, v in (data.get('target_scale') or {}).items()})
