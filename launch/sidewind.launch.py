@@ -63,13 +63,13 @@ def on_node_exit(spec, event, context):
         if code == 0:
             return None
         if code == STARTUP_ERROR_EXIT_CODE:  # its start failed as the shutdown came
-            raise RuntimeError(f'required {what} {exit_description(code)}')
+            raise RuntimeError(f'required {what} {exit_description(code, spec.package)}')
         how = (f'needed {ESCALATION_SIGNALS[code]} to stop' if code in ESCALATION_SIGNALS
                else f'exited with code {code} while stopping')
         raise RuntimeError(f'{what} {how}')
     if code == 0 and spec.ends_run:
         return [EmitEvent(event=Shutdown(reason=f'{spec.name} finished'))]
-    raise RuntimeError(f'required {what} {exit_description(code)}: stopping all nodes')
+    raise RuntimeError(f'required {what} {exit_description(code, spec.package)}: stopping all nodes')
 
 
 def checked_node_set(configurations, config_dir):

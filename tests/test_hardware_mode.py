@@ -22,7 +22,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ROS2_LAUNCH = REPO_ROOT / 'third_party' / 'ros2_launch'
-INSTALLED_LAUNCH_FILE = REPO_ROOT / 'install' / 'cobra_bringup' / 'share' / 'cobra_bringup' / 'launch' / 'sidewind.launch.py'
+INSTALLED_LAUNCH_FILE = (REPO_ROOT / 'install' / 'cobra_bringup' / 'share' / 'cobra_bringup' / 'launch'
+                         / 'sidewind.launch.py')
 SERIAL_PORT_LINE = "[ERROR] serial port '/dev/ttyCOBRA' not found"
 CAMERA_LINE = '[ERROR] no RealSense camera found'
 ROS2_LAUNCH_MAIN = '''
@@ -47,7 +48,8 @@ def test_runner_names_the_failing_node_and_stops_the_others_quietly(start_runner
     assert process.returncode == 1, output
     _assert_one_line_per_missing_device(output)
     assert ("[run] error: required node 'joint_driver' (cobra_driver/driver_node) could not start "
-            '(exit code 2; its error line is above): stopping all nodes') in output
+            '(exit code 2; its error line is above; python -m cobra_bringup.preflight checks every device at '
+            'once): stopping all nodes') in output
     named = set(re.findall(r"\[run\] error: (?:required )?node '(\w+)'", output))
     assert named == ({'joint_driver', 'odometry'} if CAMERA_LINE in output else {'joint_driver'}), output
     assert 'while stopping' not in output and 'needed SIG' not in output, output
@@ -66,7 +68,8 @@ def test_ros2_launch_names_the_failing_node_and_stops_the_others_quietly(ros_env
     assert process.returncode == 1, output
     _assert_one_line_per_missing_device(output)
     assert ("Caught exception in launch (see debug for traceback): required node 'joint_driver' "
-            '(cobra_driver/driver_node) could not start (exit code 2; its error line is above)') in output
+            '(cobra_driver/driver_node) could not start (exit code 2; its error line is above; '
+            'python -m cobra_bringup.preflight checks every device at once): stopping all nodes') in output
     died = set(re.findall(r'\[ERROR\] \[(\w+)-\d+\]: process has died', output))
     assert died == ({'driver_node', 'odometry_node'} if CAMERA_LINE in output else {'driver_node'}), output
     finished = set(re.findall(r'\[INFO\] \[(\w+)-\d+\]: process has finished cleanly', output))

@@ -187,7 +187,8 @@ def check_servo(bus: Any, servo: Any, role: str) -> Check:
                      f'check zero_offsets_rad and directions')
     verdict, fix = PASS, ''
     if values['present_temperature'] >= values['temperature_limit'] - TEMPERATURE_WARN_MARGIN_C:
-        verdict, fix = WARN, f"within {TEMPERATURE_WARN_MARGIN_C} °C of its {values['temperature_limit']} °C limit: let it cool"
+        verdict = WARN
+        fix = f"within {TEMPERATURE_WARN_MARGIN_C} °C of its {values['temperature_limit']} °C limit: let it cool"
     if values['torque_enable']:
         verdict, fix = WARN, 'torque is already on (another driver running?): stop it before starting the bringup'
     return Check(name, verdict, detail, fix)

@@ -167,7 +167,8 @@ class Runner:
                     print(f'[run] {node.spec.name} finished: stopping the other nodes', flush=True)
                     return 0
                 print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
-                      f'{exit_description(code)}: stopping all nodes', file=sys.stderr, flush=True)
+                      f'{exit_description(code, node.spec.package)}: stopping all nodes',
+                      file=sys.stderr, flush=True)
                 node.reported = True
                 return EXIT_NODE_FAILED
             time.sleep(POLL_PERIOD_S)
@@ -208,7 +209,8 @@ class Runner:
                 continue
             if not node.signals_sent and node.process.returncode != 0:  # it ended before its stop signal
                 print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
-                      f'{exit_description(node.process.returncode)}', file=sys.stderr, flush=True)
+                      f'{exit_description(node.process.returncode, node.spec.package)}',
+                      file=sys.stderr, flush=True)
                 failed = True
             elif node.escalated:
                 print(f"[run] error: node '{node.spec.name}' needed {node.signals_sent[-1].name} to stop "
@@ -216,7 +218,8 @@ class Runner:
                 failed = True
             elif node.process.returncode == STARTUP_ERROR_EXIT_CODE:  # its start failed as the stop came
                 print(f"[run] error: required node '{node.spec.name}' ({node.spec.package}/{node.spec.executable}) "
-                      f'{exit_description(node.process.returncode)}', file=sys.stderr, flush=True)
+                      f'{exit_description(node.process.returncode, node.spec.package)}',
+                      file=sys.stderr, flush=True)
                 failed = True
             elif node.process.returncode != 0:
                 print(f"[run] error: node '{node.spec.name}' exited with code {node.process.returncode} "
