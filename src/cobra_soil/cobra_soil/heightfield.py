@@ -148,15 +148,17 @@ class HeightField:
         self.tile_origin = np.array([new_lo_i, new_lo_j], dtype=np.int64)
 
     def ensure_allocated(self, node_i_index: np.ndarray, node_j_index: np.ndarray, count: int,
-                         radius_nodes: int) -> None:
+                         radius_nodes: int, bounds: tuple[int, int, int, int] | None = None) -> None:
         """Allocate the tiles within `radius_nodes` of the first `count` nodes (growing the
-        directory and the pool as needed)."""
+        directory and the pool as needed); `bounds` = (least i, largest i, least j, largest j)
+        of those nodes when the caller knows them."""
         if count == 0:
             return
-        i = node_i_index[:count]
-        j = node_j_index[:count]
-        self.cover_tiles((int(i.min()) - radius_nodes) >> TILE_SHIFT, (int(i.max()) + radius_nodes) >> TILE_SHIFT,
-                         (int(j.min()) - radius_nodes) >> TILE_SHIFT, (int(j.max()) + radius_nodes) >> TILE_SHIFT)
+        if bounds is None:
+            bounds = (int(node_i_index[:count].min()), int(node_i_index[:count].max()),
+                      int(node_j_index[:count].min()), int(node_j_index[:count].max()))
+        self.cover_tiles((bounds[0] - radius_nodes) >> TILE_SHIFT, (bounds[1] + radius_nodes) >> TILE_SHIFT,
+                         (bounds[2] - radius_nodes) >> TILE_SHIFT, (bounds[3] + radius_nodes) >> TILE_SHIFT)
         while True:
             shortfall = allocate_tiles_around(node_i_index, node_j_index, count, radius_nodes, self.tile_dir,
                                               self.tile_origin, self.tiles_used, self.tile_capacity)

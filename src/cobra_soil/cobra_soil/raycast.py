@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, node_key, node_slot
+from .heightfield import F_LEVEL, F_LEVEL_INITIAL, F_SINKAGE_PLASTIC, MAX_NODE_INDEX, node_key, node_slot
 from .shapes import BOX, CAPSULE, SPHERE
 
 NO_HIT = np.inf
@@ -215,7 +215,8 @@ def body_aabbs(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation:
 
 @njit(cache=True, inline='always')
 def _hash(key: int, mask: int) -> int:
-    return ((key * 2654435761) ^ (key >> 17)) & mask
+    """Slot of a node_key: both node indices mixed into the low bits (a spatial hash)."""
+    return (((key >> 31) * 73856093) ^ ((key & 0x7FFFFFFF) * 19349663)) & mask
 
 
 @njit(cache=True)
@@ -230,7 +231,10 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
     A node is a hit when the lowest body surface over it lies inside Chrono's window around the
     current level and below the node's plastic surface (else the elastic trial is <= 0 and the
     node carries nothing); where bodies overlap, the lowest surface wins, as a ray from below
-    would report. counters: [0] hits of the previous call (slots to clear), [1] ray casts.
+    would report. counters: [0] hits of the previous call (slots to clear), [1] ray casts,
+    [2] 1 + the first body beyond the nodes' index range (non-finite or farther than
+    MAX_NODE_INDEX - 1024 spacings; then nothing is cast and 0 returned), 0 if none,
+    [3:7] least and largest i, least and largest j of the hits.
     Returns the number of hits, or -(rays needed) when the hash is too small (nothing changed
     except the clearing; the caller grows it and calls again).
     """
@@ -238,11 +242,18 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
         hash_key[hit_slots[k]] = -1
     counters[0] = 0
     counters[1] = 0
+    counters[2] = 0
     n_bodies = body_start.shape[0] - 1
     capacity = hash_key.shape[0]
     mask = capacity - 1
     candidates = 0
+    reach = float(MAX_NODE_INDEX - 1024)
     for b in range(n_bodies):
+        if not ((aabb[b, 0] - min_x) / spacing > -reach and (aabb[b, 3] - min_x) / spacing < reach
+                and (aabb[b, 1] - min_y) / spacing > -reach and (aabb[b, 4] - min_y) / spacing < reach
+                and aabb[b, 2] == aabb[b, 2]):   # NaN fails every comparison
+            counters[2] = b + 1
+            return 0
         if aabb[b, 2] >= max_level:   # above the highest soil anywhere: cannot load a node
             continue
         i0 = int(math.ceil((aabb[b, 0] - min_x) / spacing))
@@ -255,6 +266,10 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
         return -candidates
     n_hits = 0
     rays = 0
+    i_lo = MAX_NODE_INDEX
+    i_hi = -MAX_NODE_INDEX
+    j_lo = MAX_NODE_INDEX
+    j_hi = -MAX_NODE_INDEX
     for b in range(n_bodies):
         if aabb[b, 2] >= max_level:
             continue
@@ -308,6 +323,10 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                         hit_i[n_hits] = i
                         hit_j[n_hits] = j
                         n_hits += 1
+                        i_lo = min(i_lo, i)
+                        i_hi = max(i_hi, i)
+                        j_lo = min(j_lo, j)
+                        j_hi = max(j_hi, j)
                         break
                     if hash_key[h] == key:
                         if z_hit < hash_z[h]:
@@ -317,6 +336,10 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                     h = (h + 1) & mask
     counters[0] = n_hits
     counters[1] = rays
+    counters[3] = i_lo
+    counters[4] = i_hi
+    counters[5] = j_lo
+    counters[6] = j_hi
     return n_hits
 
 

@@ -39,7 +39,8 @@ from numba import njit
 from .bulldozing import bulldoze
 from .heightfield import (F_LEVEL, F_LEVEL_INITIAL, F_SHEAR, F_SIGMA, F_SIGMA_YIELD, F_SINKAGE,
                           F_SINKAGE_PLASTIC, F_STEP_PLASTIC, F_TAU, F_TAU_X, F_TAU_Y, I_BODY, I_LOADED_STEP,
-                          MAX_NODE_INDEX, TILE_NODES, HeightField, node_key, node_slot)
+                          MAX_NODE_INDEX, TILE_NODES, TILE_SHIFT, HeightField, allocate_tiles_around, node_key,
+                          node_slot)
 from .params import ScmParams
 from .raycast import body_aabbs, cast_rays, hash_find, world_shape_poses
 from .shapes import BodyGeometry, check_body_state, pack_shapes
@@ -298,6 +299,57 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
                 node_f[prev_rows[q], F_SHEAR] = 0.0
 
 
+# Scalars handed to the fused kernels in one array each (a numba call costs ~0.14 µs per argument).
+G_MIN_X, G_MIN_Y, G_SPACING, G_REFERENCE, G_MAX_LEVEL, G_WINDOW_UP, G_WINDOW_DOWN, G_MARGIN = range(8)
+(S_KPHI, S_KC, S_N, S_COHESION, S_TAN_PHI, S_JANOSI_K, S_ELASTIC_K, S_DAMPING_R, S_STICK_STIFFNESS,
+ S_STICK_DAMPING) = range(10)
+
+
+@njit(cache=True)
+def rays_phase(position: np.ndarray, rotation: np.ndarray, shape_position: np.ndarray, shape_rotation: np.ndarray,
+               kind: np.ndarray, size: np.ndarray, body_start: np.ndarray, grid: np.ndarray,
+               shape_center_out: np.ndarray, shape_rotation_out: np.ndarray, aabb: np.ndarray,
+               tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
+               hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
+               hit_j: np.ndarray, counters: np.ndarray) -> int:
+    """Shape poses, body AABBs and the rays of one step in one call (see cast_rays for the result)."""
+    world_shape_poses(position, rotation, shape_position, shape_rotation, body_start, shape_center_out,
+                      shape_rotation_out)
+    body_aabbs(kind, size, shape_center_out, shape_rotation_out, body_start, grid[G_MARGIN], aabb)
+    return cast_rays(kind, size, shape_center_out, shape_rotation_out, body_start, aabb, grid[G_MIN_X],
+                     grid[G_MIN_Y], grid[G_SPACING], grid[G_REFERENCE], grid[G_MAX_LEVEL], grid[G_WINDOW_UP],
+                     grid[G_WINDOW_DOWN], tile_dir, tile_origin, node_f, hash_key, hash_z, hash_body, hit_slots,
+                     hit_i, hit_j, counters)
+
+
+@njit(cache=True)
+def soil_phase(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray, hash_key: np.ndarray,
+               hash_hit: np.ndarray, hash_z: np.ndarray, hash_body: np.ndarray, patch_of_hit: np.ndarray,
+               patch_order: np.ndarray, patch_start: np.ndarray, patch_inv_b: np.ndarray, patch_area: np.ndarray,
+               grid: np.ndarray, tile_dir: np.ndarray, tile_origin: np.ndarray, tiles_used: np.ndarray,
+               tile_capacity: int, radius_nodes: int, node_f: np.ndarray, node_i: np.ndarray, step: int,
+               prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray, position: np.ndarray,
+               velocity: np.ndarray, omega: np.ndarray, soil: np.ndarray, dt: float, body_mass: np.ndarray,
+               reset_shear: bool, out_force: np.ndarray, out_torque: np.ndarray, out_nodes: np.ndarray,
+               out_max_sinkage: np.ndarray, out_stick_stiffness: np.ndarray,
+               out_stick_damping: np.ndarray) -> tuple[int, int]:
+    """Allocate the touched tiles, then patches and node forces, in one call: (tiles short, 0) when
+    the node pool must grow first (nothing else changed; call again), else (0, patches)."""
+    shortfall = allocate_tiles_around(hit_i, hit_j, n_hits, radius_nodes, tile_dir, tile_origin, tiles_used,
+                                      tile_capacity)
+    if shortfall > 0:
+        return shortfall, 0
+    n_patches = contact_patches(n_hits, hit_i, hit_j, hit_slots, hash_key, hash_hit, grid[G_SPACING],
+                                patch_of_hit, patch_order, patch_start, patch_inv_b, patch_area)
+    soil_forces(n_hits, hit_i, hit_j, hit_slots, hash_z, hash_body, patch_of_hit, patch_inv_b, grid[G_MIN_X],
+                grid[G_MIN_Y], grid[G_SPACING], tile_dir, tile_origin, node_f, node_i, step, prev_rows, n_prev,
+                loaded_rows, position, velocity, omega, soil[S_KPHI], soil[S_KC], soil[S_N], soil[S_COHESION],
+                soil[S_TAN_PHI], soil[S_JANOSI_K], soil[S_ELASTIC_K], soil[S_DAMPING_R], dt, body_mass,
+                soil[S_STICK_STIFFNESS], soil[S_STICK_DAMPING], reset_shear, out_force, out_torque, out_nodes,
+                out_max_sinkage, out_stick_stiffness, out_stick_damping)
+    return 0, n_patches
+
+
 @dataclass(frozen=True)
 class ScmStepStats:
     """What the last step did (for diagnostics and the benchmark)."""
@@ -363,7 +415,7 @@ class ScmTerrain:
         self._aabb = np.zeros((self.n_bodies, 6))
         self._force = np.zeros((self.n_bodies, 3))
         self._torque = np.zeros((self.n_bodies, 3))
-        self._counters = np.zeros(2, dtype=np.int64)
+        self._counters = np.zeros(7, dtype=np.int64)   # cast_rays' counters
         self.contact_nodes_per_body = np.zeros(self.n_bodies, dtype=np.int64)   # last step, per body
         self.max_sinkage_per_body_m = np.zeros(self.n_bodies)                    # last step, per body
         # last step, per body: stiffness [Pa/m] and damping [Pa s/m] of each loaded node's stick spring
@@ -374,7 +426,20 @@ class ScmTerrain:
         self._n_prev = 0
         self._alloc_hits(1024)
         self._alloc_domain(4096)
-        self.last_stats = ScmStepStats(0, 0, 0, 0, self.field.allocated_nodes, 0.0, 0.0, 0.0)
+        self._last_stats_raw = (0, 0, 0, 0, 0.0, 0.0, 0.0)
+        numerics, soil = self.params.numerics, self.params.soil
+        self._grid_scalars = np.array([self.min_x_m, self.min_y_m, grid.spacing_m, grid.reference_level_m,
+                                       self.max_level_m, numerics.ray_window_up_m, numerics.ray_window_down_m,
+                                       numerics.active_box_margin_m])
+        self._soil_scalars = np.array([soil.bekker_kphi_pa_m_n, soil.bekker_kc_pa_m_n1, soil.bekker_n,
+                                       soil.mohr_cohesion_pa, math.tan(math.radians(soil.mohr_friction_deg)),
+                                       soil.janosi_shear_m, soil.elastic_k_pa_m, soil.damping_r_pa_s_m,
+                                       numerics.stick_stiffness_fraction, numerics.stick_damping_fraction])
+        self._reset_shear = numerics.reset_shear_on_release
+        bulldozing = self.params.bulldozing
+        # nodes bulldozing may touch around a loaded one (rim + rings + their neighbours): allocated up front
+        self._bulldozing_reach_nodes = bulldozing.erosion_propagations + 2 if bulldozing.enabled else 0
+        self._erosion_step_m = grid.spacing_m * math.tan(math.radians(bulldozing.erosion_angle_deg))
 
     def _alloc_hits(self, capacity: int) -> None:
         capacity = _pow2_at_least(capacity)
@@ -403,16 +468,12 @@ class ScmTerrain:
     def spacing_m(self) -> float:
         return self.params.grid.spacing_m
 
-    def _check_reach(self, pos: np.ndarray) -> None:
-        """Bodies must lie where node indices exist (finite, within +-MAX_NODE_INDEX spacings)."""
+    def _refuse_unreachable(self, body: int, pos: np.ndarray) -> None:
+        """A body beyond the nodes' index range (or not finite): one clear error."""
         reach_m = (MAX_NODE_INDEX - 1024) * self.spacing_m
-        offset = pos[:, :2] - np.array([self.min_x_m, self.min_y_m])
-        bad = ~np.all(np.isfinite(pos), axis=1) | np.any(np.abs(offset) > reach_m, axis=1)
-        if np.any(bad):
-            b = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"body '{self.shapes.names[b]}' is at {tuple(float(v) for v in pos[b])} m: "
-                             f'the soil reaches {reach_m / 1000:.0f} km from its origin at spacing '
-                             f'{self.spacing_m} m (a body this far off has diverged; check the simulation)')
+        raise ValueError(f"body '{self.shapes.names[body]}' is at {tuple(float(v) for v in pos[body])} m: the soil "
+                         f'reaches {reach_m / 1000:.0f} km from its origin at spacing {self.spacing_m} m (a body '
+                         f'that far off, or not finite, has diverged; check the simulation)')
 
     def step(self, position_m: np.ndarray, rotation: np.ndarray, linear_velocity_m_s: np.ndarray,
              angular_velocity_rad_s: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -422,43 +483,40 @@ class ScmTerrain:
         """
         pos, rot, vel, omega = check_body_state(self.n_bodies, position_m, rotation, linear_velocity_m_s,
                                                 angular_velocity_rad_s, dt_s)
-        self._check_reach(pos)
-        p = self.params
-        grid = p.grid
-        soil = p.soil
         field = self.field
+        shapes = self.shapes
         self._step_index += 1
+        grid = self._grid_scalars
+        grid[G_MAX_LEVEL] = self.max_level_m
         t0 = time.perf_counter()
-        world_shape_poses(pos, rot, self.shapes.position_m, self.shapes.rotation, self.shapes.body_start,
-                          self._shape_center, self._shape_rotation)
-        body_aabbs(self.shapes.kind, self.shapes.size_m, self._shape_center, self._shape_rotation,
-                   self.shapes.body_start, p.numerics.active_box_margin_m, self._aabb)
+        counters = self._counters
         while True:
-            n_hits = cast_rays(self.shapes.kind, self.shapes.size_m, self._shape_center, self._shape_rotation,
-                               self.shapes.body_start, self._aabb, self.min_x_m, self.min_y_m, grid.spacing_m,
-                               grid.reference_level_m, self.max_level_m, p.numerics.ray_window_up_m,
-                               p.numerics.ray_window_down_m, field.tile_dir, field.tile_origin, field.node_f, self._hash_key, self._hash_z, self._hash_body, self._hit_slots,
-                               self._hit_i, self._hit_j, self._counters)
+            n_hits = rays_phase(pos, rot, shapes.position_m, shapes.rotation, shapes.kind, shapes.size_m,
+                                shapes.body_start, grid, self._shape_center, self._shape_rotation, self._aabb,
+                                field.tile_dir, field.tile_origin, field.node_f, self._hash_key, self._hash_z,
+                                self._hash_body, self._hit_slots, self._hit_i, self._hit_j, counters)
+            if counters[2]:
+                self._refuse_unreachable(int(counters[2]) - 1, pos)
             if n_hits >= 0:
                 break
             self._alloc_hits(4 * -n_hits)
         t1 = time.perf_counter()
-        bulldozing = p.bulldozing
-        radius = bulldozing.erosion_propagations + 2 if bulldozing.enabled else 0
-        field.ensure_allocated(self._hit_i, self._hit_j, n_hits, radius)
-        n_patches = contact_patches(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_key,
-                                    self._hash_hit, grid.spacing_m, self._patch_of_hit,
-                                    self._patch_order, self._patch_start, self._patch_inv_b, self._patch_area)
-        soil_forces(n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_z, self._hash_body,
-                    self._patch_of_hit, self._patch_inv_b, self.min_x_m, self.min_y_m, grid.spacing_m,
-                    field.tile_dir, field.tile_origin, field.node_f, field.node_i, self._step_index,
-                    self._prev_rows, self._n_prev, self._loaded_rows, pos, vel, omega, soil.bekker_kphi_pa_m_n,
-                    soil.bekker_kc_pa_m_n1, soil.bekker_n, soil.mohr_cohesion_pa,
-                    math.tan(math.radians(soil.mohr_friction_deg)), soil.janosi_shear_m, soil.elastic_k_pa_m,
-                    soil.damping_r_pa_s_m, dt_s, self.shapes.mass_kg, p.numerics.stick_stiffness_fraction,
-                    p.numerics.stick_damping_fraction, p.numerics.reset_shear_on_release, self._force,
-                    self._torque, self.contact_nodes_per_body, self.max_sinkage_per_body_m,
-                    self.stick_stiffness_per_node_pa_m, self.stick_damping_per_node_pa_s_m)
+        radius = self._bulldozing_reach_nodes
+        if n_hits:
+            field.cover_tiles((int(counters[3]) - radius) >> TILE_SHIFT, (int(counters[4]) + radius) >> TILE_SHIFT,
+                              (int(counters[5]) - radius) >> TILE_SHIFT, (int(counters[6]) + radius) >> TILE_SHIFT)
+        while True:
+            shortfall, n_patches = soil_phase(
+                n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_key, self._hash_hit, self._hash_z,
+                self._hash_body, self._patch_of_hit, self._patch_order, self._patch_start, self._patch_inv_b,
+                self._patch_area, grid, field.tile_dir, field.tile_origin, field.tiles_used, field.tile_capacity,
+                radius, field.node_f, field.node_i, self._step_index, self._prev_rows, self._n_prev,
+                self._loaded_rows, pos, vel, omega, self._soil_scalars, dt_s, shapes.mass_kg, self._reset_shear,
+                self._force, self._torque, self.contact_nodes_per_body, self.max_sinkage_per_body_m,
+                self.stick_stiffness_per_node_pa_m, self.stick_damping_per_node_pa_s_m)
+            if shortfall == 0:
+                break
+            field.grow(field.tile_capacity + shortfall)
         self._n_patches = n_patches
         # Swap the loaded-row lists: this step's loads are released at the start of the next.
         self._prev_rows, self._loaded_rows = self._loaded_rows, self._prev_rows
@@ -467,7 +525,8 @@ class ScmTerrain:
         self._n_prev = n_hits
         t2 = time.perf_counter()
         n_domain = 0
-        if bulldozing.enabled and n_patches > 0:
+        if radius and n_patches > 0:
+            bulldozing = self.params.bulldozing
             bound = n_hits * (2 * bulldozing.erosion_propagations + 3) ** 2
             if self._domain_rows.shape[0] < bound:
                 self._alloc_domain(max(bound, 2 * self._domain_rows.shape[0]))
@@ -475,13 +534,18 @@ class ScmTerrain:
                 self._patch_order, self._patch_start, n_patches, self._hit_i, self._hit_j, field.tile_dir,
                 field.tile_origin, field.node_f, field.node_i, self._step_index, self._rim_mark_base,
                 bulldozing.flow_factor, bulldozing.erosion_propagations, bulldozing.erosion_iterations,
-                grid.spacing_m * math.tan(math.radians(bulldozing.erosion_angle_deg)), self._domain_rows,
-                self._domain_i, self._domain_j, self._domain_neighbours, self.max_level_m)
+                self._erosion_step_m, self._domain_rows, self._domain_i, self._domain_j, self._domain_neighbours,
+                self.max_level_m)
             self._rim_mark_base += n_patches
         t3 = time.perf_counter()
-        self.last_stats = ScmStepStats(int(self._counters[1]), n_hits, n_patches, n_domain, field.allocated_nodes,
-                                       t1 - t0, t2 - t1, t3 - t2)
+        self._last_stats_raw = (int(counters[1]), n_hits, n_patches, n_domain, t1 - t0, t2 - t1, t3 - t2)
         return self._force, self._torque
+
+    @property
+    def last_stats(self) -> ScmStepStats:
+        """What the last step did (built on demand: a step does not pay for it)."""
+        rays, hits, patches, domain, rays_s, soil_s, bulldozing_s = self._last_stats_raw
+        return ScmStepStats(rays, hits, patches, domain, self.field.allocated_nodes, rays_s, soil_s, bulldozing_s)
 
     def contact_patch_areas_m2(self) -> np.ndarray:
         """Convex-hull area of each contact patch of the last step (copy)."""
