@@ -237,3 +237,63 @@ def test_main_prints_the_table_and_exits_1_on_a_failure(bus, tmp_path, capsys):
     assert out.splitlines()[0].split() == ['verdict', 'check', 'detail', '/', 'fix']
     assert 'FAIL     servo 9 (joint_9)' in out and 'fix: check its cable, power and ID (9)' in out
     assert out.splitlines()[-1].startswith('preflight:') and '1 failed' in out.splitlines()[-1]
+
+
+class _FakeCameraInfo:
+    name, serial_number, firmware_version = 'name', 'serial_number', 'firmware_version'
+    recommended_firmware_version, usb_type_descriptor = 'recommended_firmware_version', 'usb_type_descriptor'
+
+
+class _FakeCamera:
+    """A connected D435i as pyrealsense2 describes it (the machines here have none)."""
+
+    def __init__(self, usb: str, firmware: str) -> None:
+        self.info = {'name': 'Intel RealSense D435I', 'serial_number': '123456789012', 'firmware_version': firmware,
+                     'recommended_firmware_version': '5.16.0.1', 'usb_type_descriptor': usb}
+
+    def supports(self, field: str) -> bool:
+        return field in self.info
+
+    def get_info(self, field: str) -> str:
+        return self.info[field]
+
+
+class _FakeMotionSource:
+    """RealSenseSource delivering gyro at 200 Hz and accel at 63 Hz of device time."""
+
+    def __init__(self, device, config, on_motion, on_image) -> None:
+        self.config, self.on_motion = config, on_motion
+
+    def open(self) -> str:
+        from cobra_odometry.realsense_source import MotionFrame
+        for kind, fps, count in (('gyro', 200, 60), ('accel', 63, 20)):
+            for i in range(count):
+                self.on_motion(MotionFrame(kind, 1000.0 + i / fps, (0.0, 0.0, 0.0)))
+        return 'Intel RealSense D435I serial 123456789012: gyro, accel'
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize('usb, firmware, verdicts', [
+    ('3.2', '5.16.0.1', {'RealSense USB': 'PASS', 'RealSense firmware': 'PASS'}),
+    ('2.1', '5.16.0.1', {'RealSense USB': 'FAIL', 'RealSense firmware': 'PASS'}),
+    ('3.2', '5.12.7.100', {'RealSense USB': 'PASS', 'RealSense firmware': 'WARN'}),
+])
+def test_a_connected_camera_usb_3_and_firmware(monkeypatch, usb, firmware, verdicts):
+    import types
+
+    from cobra_odometry import realsense_source
+    camera = _FakeCamera(usb, firmware)
+    fake_rs = types.SimpleNamespace(camera_info=_FakeCameraInfo,
+                                    context=lambda: types.SimpleNamespace(query_devices=lambda: [camera]))
+    monkeypatch.setattr(realsense_source, 'import_pyrealsense2', lambda: fake_rs)
+    monkeypatch.setattr(realsense_source, 'RealSenseSource', _FakeMotionSource)
+    lines = _by_name(preflight.check_camera('', 200, 63))
+    assert lines['RealSense'].detail == 'Intel RealSense D435I serial 123456789012'
+    assert {name: lines[name].verdict for name in verdicts} == verdicts
+    assert lines['RealSense gyro'].verdict == lines['RealSense accel'].verdict == preflight.PASS
+    if usb == '2.1':
+        assert 'USB 3 port and cable' in lines['RealSense USB'].fix
+    if verdicts['RealSense firmware'] == 'WARN':
+        assert 'older than the recommended 5.16.0.1' in lines['RealSense firmware'].detail
