@@ -266,45 +266,81 @@ class HoldTrace:
         return float((self.displacement_m[-1] - self.displacement_m[k]) / (self.time_s[-1] - self.time_s[k]))
 
 
-def run_link_hold(params: ScmParams, side_load_fraction: float = 0.0, tilt_deg: float = 0.0,
-                  hold_s: float = 5.0) -> HoldTrace:
-    """Settle the link (axis along x, rotation locked) on the soil under the normal part of gravity,
-    then free its horizontal motion with a side load along +y: `side_load_fraction` x F_n tan φ as an
-    applied force, or gravity tilted by `tilt_deg` about x (the patch stays flat)."""
+def run_link_hold(params: ScmParams, side_load_fraction: float = 0.0, tilt_deg: float = 0.0, hold_s: float = 5.0,
+                  along_axis: bool = False, ramp_s: float = 2.0, axis_on_node_row: bool = True) -> HoldTrace:
+    """Settle the link (axis along x, rotation locked) on the soil under gravity, then free its
+    horizontal motion and ramp up a side load (smoothstep over `ramp_s`, then held `hold_s`), as a
+    shear test or a tilting table loads: `side_load_fraction` x F_n tan φ as an applied force, or
+    gravity tilted by `tilt_deg` (the patch stays flat). Across the link's axis (+y) unless
+    `along_axis` (+x). The axis lies over a node row, or midway between two (`axis_on_node_row`
+    false): a contact a few nodes wide meets fresh soil sooner in one placement than in the other.
+    A step load would overshoot to ~2 j* (a mass on a softening spring): rig dynamics, not the soil law."""
     link = BodyGeometry('link', LINK_MASS_KG, (CollisionShape('cylinder', (LINK_RADIUS_M, LINK_HALF_LENGTH_M),
                                                               rotation=AXIS_ALONG_X),))
     terrain = ScmTerrain(params, [link])
     spacing = params.grid.spacing_m
-    tilt = math.radians(tilt_deg)
-    gravity = G_M_S2 * np.array([0.0, math.sin(tilt), -math.cos(tilt)])
-    position = np.array([[0.5 * spacing, 0.5 * spacing, LINK_RADIUS_M]])
+    direction = np.array([1.0, 0.0, 0.0]) if along_axis else np.array([0.0, 1.0, 0.0])
+    position = np.array([[0.5 * spacing, 0.0 if axis_on_node_row else 0.5 * spacing, LINK_RADIUS_M]])
     velocity = np.zeros((1, 3))
     rotation = np.eye(3)[None]
     omega = np.zeros((1, 3))
-    ramp_steps = int(round(0.5 / DT_S))
+    settle_ramp = int(round(0.5 / DT_S))
     force = np.zeros((1, 3))
-    for k in range(int(round(1.5 / DT_S))):   # settle: vertical only, gravity's normal part ramped in
+    for k in range(int(round(1.5 / DT_S))):   # settle: vertical only, gravity ramped in
         force, _ = terrain.step(position, rotation, velocity, omega, DT_S)
-        velocity[0, 2] += DT_S * (force[0, 2] / LINK_MASS_KG + gravity[2] * smoothstep((k + 1) / ramp_steps))
+        velocity[0, 2] += DT_S * (force[0, 2] / LINK_MASS_KG - G_M_S2 * smoothstep((k + 1) / settle_ramp))
         position[0, 2] += DT_S * velocity[0, 2]
     normal_n = float(force[0, 2])
     area = float(terrain.contact_nodes_per_body[0]) * spacing * spacing
     tan_phi = math.tan(math.radians(params.soil.mohr_friction_deg))
     side_load = side_load_fraction * normal_n * tan_phi
-    start_y = position[0, 1]
-    steps = int(round(hold_s / DT_S))
+    tilt = math.radians(tilt_deg)
+    start = position[0, :2].copy()
+    ramp_steps = max(1, int(round(ramp_s / DT_S)))
+    steps = ramp_steps + int(round(hold_s / DT_S))
     time = np.empty(steps)
     displacement = np.empty(steps)
     for k in range(steps):
+        u = smoothstep((k + 1) / ramp_steps)
+        angle = u * tilt
+        acceleration_load = (u * side_load / LINK_MASS_KG + G_M_S2 * math.sin(angle)) * direction
+        acceleration_load[2] = -G_M_S2 * math.cos(angle)
         force, _ = terrain.step(position, rotation, velocity, omega, DT_S)
-        acceleration = force[0] / LINK_MASS_KG + gravity
-        acceleration[1] += side_load / LINK_MASS_KG
-        velocity[0] += DT_S * acceleration
+        velocity[0] += DT_S * (force[0] / LINK_MASS_KG + acceleration_load)
         position[0] += DT_S * velocity[0]
         time[k] = (k + 1) * DT_S
-        displacement[k] = position[0, 1] - start_y
-    applied = side_load + LINK_MASS_KG * gravity[1]
+        displacement[k] = (position[0, :2] - start) @ direction[:2]
+    applied = side_load + LINK_MASS_KG * G_M_S2 * math.sin(tilt)
     return HoldTrace(time, displacement, normal_n, area, applied)
+
+
+def run_link_drag_across(params: ScmParams, speed_m_s: float = 0.01, distance_m: float = 0.10) -> tuple[float, float]:
+    """The settled link dragged across its axis at a constant speed (vertical DOF free): the mean
+    and the largest horizontal / vertical force over the last 40 % of the travel (steady state)."""
+    link = BodyGeometry('link', LINK_MASS_KG, (CollisionShape('cylinder', (LINK_RADIUS_M, LINK_HALF_LENGTH_M),
+                                                              rotation=AXIS_ALONG_X),))
+    terrain = ScmTerrain(params, [link])
+    spacing = params.grid.spacing_m
+    position = np.array([[0.5 * spacing, 0.5 * spacing, LINK_RADIUS_M]])
+    velocity = np.zeros((1, 3))
+    rotation = np.eye(3)[None]
+    omega = np.zeros((1, 3))
+    settle_ramp = int(round(0.5 / DT_S))
+    for k in range(int(round(1.5 / DT_S))):
+        force, _ = terrain.step(position, rotation, velocity, omega, DT_S)
+        velocity[0, 2] += DT_S * (force[0, 2] / LINK_MASS_KG - G_M_S2 * smoothstep((k + 1) / settle_ramp))
+        position[0, 2] += DT_S * velocity[0, 2]
+    steps = int(round(distance_m / (speed_m_s * DT_S)))
+    velocity[0, 1] = speed_m_s
+    ratios = []
+    for k in range(steps):
+        force, _ = terrain.step(position, rotation, velocity, omega, DT_S)
+        velocity[0, 2] += DT_S * (force[0, 2] / LINK_MASS_KG - G_M_S2)
+        position[0, 2] += DT_S * velocity[0, 2]
+        position[0, 1] += DT_S * speed_m_s
+        if k >= 0.6 * steps and force[0, 2] > 0:
+            ratios.append(-force[0, 1] / force[0, 2])
+    return float(np.mean(ratios)), float(np.max(ratios))
 
 
 def link_params(params: ScmParams) -> ScmParams:
