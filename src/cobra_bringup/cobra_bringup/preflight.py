@@ -30,6 +30,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_driver import control_table as ct
+from cobra_driver.driver_config import ConfigError, DriverConfig, build_config, bus_budget, check_parameters, validate
+from cobra_driver.dynamixel_bus import (LATENCY_TIMER_FIX, BusError, DynamixelBus, PortUnavailableError,
+                                        check_latency_timer, latency_timer_path)
+from cobra_driver.joint_map import JointServo
+from cobra_odometry import realsense_source
+from cobra_odometry.realsense_source import (DeviceNotFoundError, MotionFrame, RealSenseLibraryError, StreamConfig,
+                                             StreamSelectionError, is_recording)
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PASS, WARN, FAIL, SKIP = 'PASS', 'WARN', 'FAIL', 'SKIP'
@@ -79,7 +90,6 @@ def node_parameters(files: Iterable[Path], node: str) -> dict[str, Any]:
 
 
 def bringup_config_directory() -> Path:
-    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
     try:
         return Path(get_package_share_directory('cobra_bringup')) / 'config'
     except (PackageNotFoundError, ValueError):
@@ -109,20 +119,17 @@ def check_serial_port(port: str, dev_root: Path = Path('/dev')) -> list[Check]:
 
 
 def check_latency(port: str, sysfs_root: str) -> Check:
-    from cobra_driver.dynamixel_bus import check_latency_timer, latency_timer_path
     value, warning = check_latency_timer(port, sysfs_root)
     if value is None:
         return Check('FTDI latency timer', SKIP, f'none for {os.path.realpath(port)} (not an FTDI adapter, '
                      f'or a pseudo-terminal): nothing to tune')
     if warning is None:
         return Check('FTDI latency timer', PASS, f'{value} ms ({latency_timer_path(port, sysfs_root)})')
-    from cobra_driver.dynamixel_bus import LATENCY_TIMER_FIX
     return Check('FTDI latency timer', FAIL, f'{value} ms: each bus transaction waits up to {value} ms, '
                  f'500 Hz is impossible', LATENCY_TIMER_FIX.format(path=latency_timer_path(port, sysfs_root)))
 
 
 def check_baud(params: Mapping[str, Any]) -> Check:
-    from cobra_driver.driver_config import bus_budget
     budget = bus_budget(params)
     detail = (f'{budget.baud_rate} bit/s, {budget.servo_count} servos at {budget.rate_hz:g} Hz: '
               f'{budget.bytes_per_cycle} bytes per cycle (Sync Write + Fast Sync Read) = '
@@ -137,15 +144,12 @@ def check_baud(params: Mapping[str, Any]) -> Check:
 # -- servos --------------------------------------------------------------------------------------
 
 def _model_name(model_number: int) -> str:
-    from cobra_driver import control_table as ct
     model = ct.MODELS_BY_NUMBER.get(model_number)
     return model.name if model is not None else f'unknown model {model_number}'
 
 
-def check_servo(bus: Any, servo: Any, role: str) -> Check:
+def check_servo(bus: DynamixelBus, servo: JointServo, role: str) -> Check:
     """One servo, read-only: answers, is the model its URDF joint needs, and is healthy and in range."""
-    from cobra_driver import control_table as ct
-    from cobra_driver.dynamixel_bus import BusError
     name = f'servo {servo.servo_id} ({servo.joint_name})'
     model_number = bus.ping(servo.servo_id)
     if model_number is None:
@@ -194,8 +198,7 @@ def check_servo(bus: Any, servo: Any, role: str) -> Check:
     return Check(name, verdict, detail, fix)
 
 
-def check_bus(config: Any, bus_factory: Callable[..., Any]) -> list[Check]:
-    from cobra_driver.dynamixel_bus import PortUnavailableError
+def check_bus(config: DriverConfig, bus_factory: Callable[..., DynamixelBus]) -> list[Check]:
     bus = bus_factory(config.port, config.baud_rate, usb_latency_ms=config.usb_latency_ms,
                       timeout_margin_ms=max(config.packet_timeout_margin_ms, REPLY_MARGIN_MS))
     try:
@@ -218,11 +221,8 @@ def _info(device: Any, rs: Any, field: str) -> str | None:
 
 def check_camera(device: str, gyro_fps: int, accel_fps: int, wait_s: float = IMU_WAIT_S) -> list[Check]:
     """The RealSense (or a recording of one): identity, firmware, USB 3, and gyro/accel delivering."""
-    from cobra_odometry.realsense_source import (DeviceNotFoundError, MotionFrame, RealSenseLibraryError,
-                                                 RealSenseSource, StreamConfig, StreamSelectionError,
-                                                 import_pyrealsense2, is_recording)
     try:
-        rs = import_pyrealsense2()
+        rs = realsense_source.import_pyrealsense2()  # looked up at call time: tests stand in for it
     except RealSenseLibraryError as error:
         fix = str(error).split('): ', 1)[-1]
         return [Check('RealSense', FAIL, 'pyrealsense2 cannot be loaded', fix)]
@@ -261,7 +261,7 @@ def check_camera(device: str, gyro_fps: int, accel_fps: int, wait_s: float = IMU
             if len(counts['gyro']) >= IMU_SAMPLES[0] and len(counts['accel']) >= IMU_SAMPLES[1]:
                 enough.set()
 
-    source = RealSenseSource(device, StreamConfig(gyro_fps=gyro_fps, accel_fps=accel_fps, enable_color=False,
+    source = realsense_source.RealSenseSource(device, StreamConfig(gyro_fps=gyro_fps, accel_fps=accel_fps, enable_color=False,
                                                   enable_depth=False), on_motion, lambda frame: None)
     try:
         description = source.open()
@@ -385,12 +385,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run_checks(args: argparse.Namespace, environment: Mapping[str, str],
-               bus_factory: Callable[..., Any] | None = None,
+               bus_factory: Callable[..., DynamixelBus] | None = None,
                clock: Callable[[], Check] = check_clock) -> list[Check]:
     """Every check, in the order a robot day needs them; PreflightInputError on bad input."""
-    from cobra_description.robot_model import RobotModelError, load_robot_model
-    from cobra_driver.driver_config import ConfigError, build_config
-    from cobra_driver.dynamixel_bus import DynamixelBus
     config_dir = args.config_dir or bringup_config_directory()
     files = [config_dir / 'driver.yaml', *args.params_file]
     driver = node_parameters(files, DRIVER_NODE)
@@ -428,7 +425,6 @@ def run_checks(args: argparse.Namespace, environment: Mapping[str, str],
 def check_parameters_without_budget(values: Mapping[str, Any]) -> dict[str, Any]:
     """The driver's parameter checks (cobra_driver.driver_config) except the bus budget, which
     preflight reports as a line of its own instead of refusing the input."""
-    from cobra_driver.driver_config import ConfigError, check_parameters, validate
     rate_hz = values.get('rate_hz', 500.0)
     reason = validate('rate_hz', rate_hz)
     if reason:
