@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cobra_common import cdr
 from cobra_common.bags import BagReadError, open_bag, read_custom_data, stamp_s, storage_of
 from cobra_common.bags import topic_matches as matches
 from cobra_common.heightmap_cloud import HeightmapCloudError, cloud_points
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES
 from cobra_common.rotations import yaw_from_quaternion
-
-from cobra_analysis import cdr_bulk
 
 JOINT_STATES = 'joint_states'
 JOINT_COMMANDS = 'joint_commands'
@@ -223,14 +222,14 @@ class _ContactAccumulator:
 
 
 def _decode_rows(raws: list[bytes], msgtype: str, deserialize: Callable[[bytes, str], Any],
-                 layout_of: Callable[[bytes], cdr_bulk.Layout],
-                 reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[list[cdr_bulk.BulkResult], list[Any]]:
+                 layout_of: Callable[[bytes], cdr.Layout],
+                 reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[list[cdr.BulkResult], list[Any]]:
     """Bulk-decoded row groups, and the leftover messages decoded one by one."""
-    results, leftover = cdr_bulk.decode_bulk(raws, layout_of, lambda raw: reference(deserialize(raw, msgtype)))
+    results, leftover = cdr.decode_bulk(raws, layout_of, lambda raw: reference(deserialize(raw, msgtype)))
     return results, [deserialize(raws[i], msgtype) for i in leftover]
 
 
-def _vector_rows(results: list[cdr_bulk.BulkResult], messages: list[Any], block: str,
+def _vector_rows(results: list[cdr.BulkResult], messages: list[Any], block: str,
                  reference: Callable[[Any], dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """(stamps, values of `block`) of bulk rows and single messages together, in time order."""
     times = [r.stamps_s for r in results] + [np.array([stamp_s(m.header.stamp)]) for m in messages]
@@ -346,7 +345,7 @@ def read_bag(path: str | Path) -> BagData:
             if kind in (JOINT_STATES, JOINT_COMMANDS):
                 target = states if kind == JOINT_STATES else commands
                 results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
-                                                cdr_bulk.joint_state_layout, _joint_reference)
+                                                cdr.joint_state_layout, _joint_reference)
                 for result in results:
                     target.add_block(result.stamps_s, tuple(reader.deserialize(result.template, connection.msgtype).name),
                                      result.values['position'], result.values['velocity'], result.values['effort'])
@@ -354,7 +353,7 @@ def read_bag(path: str | Path) -> BagData:
                     target.add(message)
             elif kind in (TRUTH_ODOM, ODOM):
                 results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
-                                                cdr_bulk.odometry_layout, _odometry_reference)
+                                                cdr.odometry_layout, _odometry_reference)
                 stamps, pose = _vector_rows(results, singles, 'pose', _odometry_reference)
                 _, twist = _vector_rows(results, singles, 'twist', _odometry_reference)
                 entry = odometry.setdefault(kind, (connection.topic, [], [], []))
@@ -363,12 +362,12 @@ def read_bag(path: str | Path) -> BagData:
                 entry[3].append(twist)
             elif kind == CONTACT_PREFIX:
                 results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
-                                                cdr_bulk.wrench_layout, _wrench_reference)
+                                                cdr.wrench_layout, _wrench_reference)
                 stamps, wrench = _vector_rows(results, singles, 'wrench', _wrench_reference)
                 contact.add(contact_link(connection.topic) or connection.topic, stamps, wrench[:, :3])
             elif kind == _CONTACT_ALL_KIND:
                 results, singles = _decode_rows(rows, connection.msgtype, reader.deserialize,
-                                                cdr_bulk.contact_wrenches_layout, _contact_wrenches_reference)
+                                                cdr.contact_wrenches_layout, _contact_wrenches_reference)
                 blocks = [(reader.deserialize(r.template, connection.msgtype).link_names, r.stamps_s,
                            r.values['wrenches']) for r in results]
                 blocks += [(m.link_names, np.array([stamp_s(m.header.stamp)]),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cobra_analysis import cdr_bulk
 from cobra_analysis.bag_reader import (_contact_wrenches_reference, _joint_reference, _odometry_reference,
                                        _wrench_reference)
 from cobra_analysis.synthetic import TYPESTORE
+from cobra_common import cdr
 
 T = TYPESTORE.types
 JOINT_STATE, ODOMETRY, WRENCH = 'sensor_msgs/msg/JointState', 'nav_msgs/msg/Odometry', 'geometry_msgs/msg/WrenchStamped'
@@ -26,7 +26,7 @@ def joint_state(seq: int, names: list[str], with_velocity: bool = True) -> bytes
 
 
 def decode(raws: list[bytes], msgtype: str, layout_of, reference):
-    return cdr_bulk.decode_bulk(raws, layout_of, lambda raw: reference(TYPESTORE.deserialize_cdr(raw, msgtype)))
+    return cdr.decode_bulk(raws, layout_of, lambda raw: reference(TYPESTORE.deserialize_cdr(raw, msgtype)))
 
 
 def test_joint_states_of_mixed_layouts():
@@ -35,7 +35,7 @@ def test_joint_states_of_mixed_layouts():
     raws[10] = joint_state(10, names[:-1] + ['joint_99'])  # same length, another name: left over
     raws[20] = joint_state(20, names, with_velocity=False)  # another length: its own group
     raws[30] = joint_state(30, ['latch_joint'] + names[1:])  # another length and names
-    results, leftover = decode(raws, JOINT_STATE, cdr_bulk.joint_state_layout, _joint_reference)
+    results, leftover = decode(raws, JOINT_STATE, cdr.joint_state_layout, _joint_reference)
     assert len(raws[10]) == len(raws[0]) and 10 in leftover
     assert 0 not in leftover and 20 not in leftover  # the majority, and a group of its own
     decoded = {}
@@ -62,7 +62,7 @@ def test_odometry_and_wrench():
         return bytes(TYPESTORE.serialize_cdr(message, ODOMETRY))
 
     raws = [odometry(seq) for seq in range(20)]
-    [result], leftover = decode(raws, ODOMETRY, cdr_bulk.odometry_layout, _odometry_reference)
+    [result], leftover = decode(raws, ODOMETRY, cdr.odometry_layout, _odometry_reference)
     assert leftover == [] and result.rows.tolist() == list(range(20))
     for row, raw in enumerate(raws):
         expected = _odometry_reference(TYPESTORE.deserialize_cdr(raw, ODOMETRY))
@@ -75,7 +75,7 @@ def test_odometry_and_wrench():
         return bytes(TYPESTORE.serialize_cdr(message, WRENCH))
 
     raws = [wrench(seq, 'link_1') for seq in range(5)] + [wrench(5, 'link_2')]  # same length, other frame
-    [result], leftover = decode(raws, WRENCH, cdr_bulk.wrench_layout, _wrench_reference)
+    [result], leftover = decode(raws, WRENCH, cdr.wrench_layout, _wrench_reference)
     assert leftover == [5]
     np.testing.assert_array_equal(result.values['wrench'][:, :3], [[seq, 0.5, 9.8] for seq in range(5)])
 
@@ -92,7 +92,7 @@ def test_contact_wrenches_of_every_link():
     links = ['base_link'] + [f'link_{i}' for i in range(1, 12)]
     raws = [contacts(seq, links) for seq in range(8)]
     raws[3] = contacts(3, links[:-1] + ['link_99'])  # same length, another name: left over
-    [result], leftover = decode(raws, kind, cdr_bulk.contact_wrenches_layout, _contact_wrenches_reference)
+    [result], leftover = decode(raws, kind, cdr.contact_wrenches_layout, _contact_wrenches_reference)
     assert leftover == [3] and result.values['wrenches'].shape == (7, 6 * len(links))
     for row, index in enumerate(result.rows):
         expected = _contact_wrenches_reference(TYPESTORE.deserialize_cdr(raws[index], kind))['wrenches']
@@ -104,6 +104,6 @@ def test_contact_wrenches_of_every_link():
 def test_big_endian_and_garbage_are_left_over():
     raw = bytearray(joint_state(1, ['a', 'b']))
     raw[1] = 0  # CDR_BE
-    results, leftover = decode([bytes(raw), b'\x00\x01\x00\x00\x01'], JOINT_STATE, cdr_bulk.joint_state_layout,
+    results, leftover = decode([bytes(raw), b'\x00\x01\x00\x00\x01'], JOINT_STATE, cdr.joint_state_layout,
                                _joint_reference)
     assert results == [] and leftover == [0, 1]

@@ -26,7 +26,6 @@ the runner turns into a failing exit code.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from cobra_common.bags import open_bag, topic_matches
+from cobra_common.cdr import header_stamp_s
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES
 
 TRUTH_TOPIC = 'ground_truth/odom'
@@ -106,13 +106,6 @@ class RunSummary:
     tumble: TumbleSummary | None = None
 
 
-def _header_stamp_s(raw: bytes | memoryview) -> float:
-    """builtin_interfaces/Time at the start of a CDR message that begins with a std_msgs/Header."""
-    little_endian = raw[1] & 1
-    sec, nanosec = struct.unpack_from('<iI' if little_endian else '>iI', raw, 4)
-    return sec + nanosec * 1e-9
-
-
 @dataclass(frozen=True)
 class BagContents:
     head_topic: str
@@ -170,7 +163,7 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
                                    for name, force in by_link]
                 continue
             if connection.id in rate_names:
-                stamps[rate_names[connection.id]].append(_header_stamp_s(raw))
+                stamps[rate_names[connection.id]].append(header_stamp_s(raw))
             if connection.id in joint_topics and joint_topics[connection.id] not in joint_names:
                 names = reader.deserialize(raw, connection.msgtype).name
                 joint_names[joint_topics[connection.id]] = tuple(names)

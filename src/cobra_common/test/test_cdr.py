@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import struct
+
+import pytest
 from rclpy.serialization import serialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
-from cobra_common.cdr import joint_state_names, leading_stamp_ns
+from cobra_common.cdr import header_stamp_s, joint_state_names, leading_stamp_ns
 
 
 def joint_state(names: list[str], frame_id: str = '', sec: int = 3, nanosec: int = 250) -> bytes:
@@ -40,3 +43,10 @@ def test_equal_name_lists_give_equal_keys_whatever_the_frame_stamp_and_values():
     assert joint_state_names(joint_state(names[:-1])) != key
     assert joint_state_names(joint_state(['joint_1', 'joint_x'])) != joint_state_names(joint_state(['joint_1', 'joint_y']))
     assert joint_state_names(joint_state([])) == b''
+
+
+@pytest.mark.parametrize('endianness', ['little', 'big'])
+def test_header_stamp_in_seconds_in_either_byte_order(endianness: str) -> None:
+    order = '<' if endianness == 'little' else '>'
+    data = bytes([0, 1 if endianness == 'little' else 0, 0, 0]) + struct.pack(f'{order}iI', 12, 250_000_000)
+    assert header_stamp_s(data) == 12.25

@@ -36,7 +36,7 @@ def test_rclpy_and_rosbags_agree_on_the_type_hash(ros_node: Node) -> None:
 
 def test_rclpy_bytes_decode_with_rosbags_and_the_sims_raw_bytes_with_rclpy() -> None:
     from cobra_interfaces.msg import ContactWrenches
-    from cobra_sim.raw_messages import RawContactWrenches
+    from cobra_common.cdr import RawContactWrenches
     data = serialize_message(contact_wrenches(7))
     decoded = cobra_typestore().deserialize_cdr(data, CONTACT_WRENCHES)
     assert decoded.header.stamp.sec == 7 and decoded.link_names == LINKS

@@ -1,7 +1,7 @@
 """Simulation node: steps CobraSim and publishes the hardware's topics plus the global `/clock`.
 
 The node is the clock: it runs its own loop (no wall timer per step) and publishes the hot topics
-as ready CDR bytes (cobra_sim.raw_messages). Paced (real_time_factor > 0) it sleeps in the
+as ready CDR bytes (cobra_common.cdr). Paced (real_time_factor > 0) it sleeps in the
 executor between control periods; unpaced it runs flat out, and in lockstep (cobra_sim.lockstep)
 it stops at every command boundary until the gait's command for it arrived and the logger kept
 up. Every wait is a short executor spin, so SIGINT/SIGTERM stop the node within 0.1 s.
@@ -30,6 +30,7 @@ from sensor_msgs.msg import Imu, JointState, PointCloud2, PointField
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
+from cobra_common.cdr import RawClock, RawContactWrenches, RawImu, RawJointState, RawOdometry, RawWrenchStamped
 from cobra_common.command_guard import JointCommandGuard
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC
 from cobra_interfaces.msg import ContactWrenches
@@ -42,7 +43,6 @@ from cobra_common.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, f
 from cobra_sim.lockstep import (LOCKSTEP_MODES, LockstepConfigError, LockstepGate,
                                 control_periods_per_command, lockstep_active)
 from cobra_sim.mjcf import ServoParams
-from cobra_sim.raw_messages import RawClock, RawContactWrenches, RawImu, RawJointState, RawOdometry, RawWrenchStamped
 from cobra_sim.terrain import TERRAINS, make_terrain
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)

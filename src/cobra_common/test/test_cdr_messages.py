@@ -1,4 +1,4 @@
-"""The sim's preserialized messages decode, with rosbags' independent CDR reader, to what was set."""
+"""Preserialized messages (the sim's hot publishers) decode to what was set, by rosbags' own CDR reader."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rosbags.typesys import Stores, get_typestore
 
-from cobra_sim.raw_messages import RawClock, RawImu, RawJointState, RawOdometry, RawWrenchStamped
+from cobra_common.cdr import RawClock, RawContactWrenches, RawImu, RawJointState, RawOdometry, RawWrenchStamped
 
 TYPES = get_typestore(Stores.ROS2_JAZZY)
 STAMP_NS = 12 * 1_000_000_000 + 345_000_000
@@ -104,7 +104,6 @@ def test_rclpy_reads_the_same_message():
 @pytest.mark.parametrize('links', [[], ['base_link'], ['cobra/base_link'] + [f'cobra/link_{i}' for i in range(1, 12)]])
 def test_contact_wrenches_with_links_of_every_length_decode_with_the_installed_definition(links):
     from cobra_common.interface_types import cobra_typestore
-    from cobra_sim.raw_messages import RawContactWrenches
     message = RawContactWrenches(links)
     message.set_stamp_ns(STAMP_NS)
     message.wrenches[:] = np.arange(6 * len(links)).reshape(-1, 6) + 0.5
