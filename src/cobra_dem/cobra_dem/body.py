@@ -1,24 +1,6 @@
-"""The tumbling body of the DEM scenario: the thesis's rigid wheel or the latched COBRA loop (no engine).
-
-Both engines, the rigid reference and the ROS mode read the body from here, so its mass,
-inertia, contact geometry and rolling radius exist once:
-
-  - `wheel` (thesis §21): a cylinder of radius r and width w, axis y, mass m, I_yy = 0.75 m r^2,
-    I_xx = I_zz = m (0.4 r^2 + w^2 / 12). LAMMPS sees a rim of overlapping spheres (rows across
-    the width, rings at r - s), DEM-Engine a closed 180-gon cylinder mesh.
-  - `cobra_loop` (thesis §19-20: "the COBRA rolling configuration is added as a collision shape"):
-    the URDF curled into its latched barrel by cobra_gaits.curl_pose (the pose the tumble gait
-    commands), rigid. Every link's collision cylinder becomes a capsule segment; mass, centre of
-    mass and inertia are the URDF's inertials summed at that pose (parallel-axis theorem). LAMMPS
-    sees spheres of the cylinder's radius along each axis (spacing body.sphere_spacing_m, masses
-    per link, so the spheres' centre of mass is the URDF's), DEM-Engine the links' cylinders as
-    one mesh. The curl lies in the head's x-z plane, so its normal (the rolling axis) is y.
-
-Body frame: origin at the centre of mass, axes the principal axes (what DEM-Engine's mesh owner
-needs), y the rolling axis. The body starts in `start_rotation` (body -> bed axes): the wheel
-upright, the loop as the tumble gait leaves it (head on the ground, loop standing over it).
-Rolling radius: a convex body that rolls a turn without slip advances by its perimeter, so
-v_ref = omega_r x perimeter / (2 pi) of the convex hull of its x-z section (r for the wheel).
+"""The tumbling body of the DEM scenario (no engine): the thesis's rigid wheel or the latched COBRA
+loop, so both engines, the rigid reference and the ROS mode share one mass, inertia, contact
+geometry and rolling radius. Shapes, body frame and rolling radius: README, "Body".
 """
 
 from __future__ import annotations

@@ -1,57 +1,8 @@
 """Chrono DEM-Engine backend of the DEM tumbling scenario (NVIDIA GPU, PyPI `deme` >= 3.0).
 
-`deme` is imported only inside `load_deme()` (its import needs libcuda.so.1, i.e. an NVIDIA
-driver), so this module imports, and its pure helpers run, on any machine. Every DEM-Engine call
-below is a method of deme 3.0.19's pybind11 bindings (checked against the wheel's signatures and
-its python/demos: ball_drop.py, centrifuge.py; the prescribed-wheel pattern is the one of
-src/demo/pyDEME_WheelDPSimplified.py, where w_r = pi/4 as in the thesis).
-
-Model in DEM-Engine terms (SI units, bed frame: x downslope, y across, z bed normal):
-  - grains: one clump template of three spheres (`LoadClumpType(mass, moi, radii, rel_pos, mat)`),
-    the same geometry as the LAMMPS bed (sphere radius a, centres on an equilateral triangle of
-    side spacing*a in the template's xz plane, so the template frame is its principal frame); mass
-    and inertia of the union of the spheres (overlaps counted once, grid quadrature) at rho;
-  - fill: `HCPSampler(1.05 x clump extent).SampleBox(...)`, the lowest N sites, N = the LAMMPS fill
-    count; random orientations (seeded) set through the batch tracker after Initialize; settled
-    under bed-normal gravity until the fastest sphere (`clump_max_absv` inspector) is slower than
-    settle_speed_m_s after settle_time_s (or settle_max_time_s), as the LAMMPS backend does;
-  - rough base: one layer of grain-sized single spheres on a square lattice at z = 0 in a fixed
-    family (no base-base contacts), as in the LAMMPS backend, so the bed cannot slide on a smooth
-    floor under tilted gravity;
-  - walls: a box domain with `top_open` bounding planes of the terrain material. DEM-Engine has
-    no periodic boundaries, so the bed is made long enough in x for the body's whole run
-    (`deme_layout`: start >= its reach + 2 clump sizes from the upslope wall, travel bounded by
-    frictionless sliding, + reach + 2 clump sizes before the downslope wall); y walls stand at
-    0 and bed.width_m (LAMMPS: periodic in x and y: a documented difference);
-  - body (cobra_dem.body): one triangle mesh in its principal frame, origin at the centre of
-    mass: the wheel's closed 180-gon cylinder (chord sag r (1 - cos(pi/180)) = 30 um for
-    r = 0.2 m, far below a grain) or the COBRA loop's link cylinders; written to a temporary OBJ
-    and loaded with `AddWavefrontMeshObject`; the shape's mass and principal inertia set on the
-    mesh owner, which starts in the shape's start orientation. Families: parked (fixed, no
-    contact) while the bed settles, then placed on the bed (`Tracker.SetPos`/`SetOriQ`) and
-    settled without spin (angular velocity prescribed 0, v_y prescribed 0, `dictate=False` so
-    translation stays free), then the run family: `prescribed` holds omega_y = omega_r (x/z spin
-    0, v_y 0; the body's y axis is the bed's, so its frame does not matter), `free` holds only
-    x/z spin and v_y at 0 (planar rolling, as LAMMPS's fix rigid flags);
-  - slope: tilted gravity g (sin theta, 0, -cos theta) set at t = 0 of the run;
-  - read-back: trackers for the body (Pos, OriQ (x, y, z, w) -> (w, x, y, z), Vel, AngVelGlobal,
-    ContactWrenches: global contact force and torque about the COM, gravity not included) and
-    for the grain batch (Positions, OrientationQuaternions -> sphere centres for the snapshots).
-
-Material mapping (thesis §21 -> DEM-Engine's default Hertz-Mindlin model, `material_properties`):
-DEM-Engine takes per material E, nu, CoR, mu, Crr and forms per contact E* = 1/((1-nu_A^2)/E_A +
-(1-nu_B^2)/E_B), k_n = 4/3 E* sqrt(R* delta), damping from CoR, Mindlin k_t = 8 G* sqrt(R* delta)
-with the same damping ratio, Coulomb cap mu F_n, and a rolling-resistance torque Crr |F_n| R once
-a contact lasts longer than one collision time. CoR, mu and Crr are pairwise: a pair not set
-explicitly gets the mean of the two materials, so the wheel/terrain pair is set explicitly to the
-thesis's CoR 0.2 and mu 0.67 and to Crr = the larger of the two (0.05, not stated for the pair in
-the thesis; the LAMMPS backend takes the same value). Terrain: E 1e8 Pa, nu 0.3, CoR 0.1,
-mu 0.67, Crr 0.05; wheel: E 1e9 Pa, nu 0.3, CoR 0.4, mu 0.6, Crr 0.02. Walls and base: terrain.
-
-Time step: the scenario's (auto: 0.4 x min(0.3 t_Rayleigh, t_Hertz/10), printed at start).
-DEM-Engine JIT-compiles its CUDA kernels (NVRTC) in Initialize(): the first run on a machine
-takes minutes before the first step; later runs reuse its kernel cache. One solver (one
-Initialize) serves settling, the body's settle and the run. The settled bed is not cached.
+`deme` is imported only inside `load_deme()` (its import needs an NVIDIA driver), so this module
+imports, and its pure helpers run, on any machine. The model in DEM-Engine terms and the material
+mapping: README, "DEM-Engine backend".
 """
 
 from __future__ import annotations

@@ -1,22 +1,5 @@
-"""LAMMPS backend of the DEM tumbling scenario (CPU, one process or `mpirun -np N`).
-
-Model in LAMMPS terms (SI units, bed frame: x downslope and periodic, y periodic, z bed normal):
-  - grains: three-sphere clumps, type 1, one body each of a `fix rigid molecule` (pair granular
-    allows one rigid fix, so the tumbling body is a body of the same fix); per-sphere density
-    scaled so a clump weighs rho x the union volume; intra-body pairs excluded;
-  - rough base: one layer of frozen grain-sized spheres (type 3, never integrated) on a square
-    lattice, so the bed cannot slide on a smooth floor under tilted gravity;
-  - body (cobra_dem.body): the wheel's rim of overlapping spheres or the COBRA loop's
-    capsule spheres (type 2, the `wheel` material of thesis §21: the closed-loop robot), the
-    last body of that fix; mass, centre of mass and inertia tensor come from the shape through
-    an infile; y force and x/z torques are off (planar rolling); `prescribed` also turns the y
-    torque off so the initial spin omega_r = I_yy^-1 L_y is held while translation stays free;
-  - contact: `pair_style granular` Hertz-Mindlin with rolling sds (mapping in scenario.py, except
-    mu_roll = C_rr R_i / R_eff: see rolling_friction_of_crr);
-  - slope: `fix gravity` tilted by slope_deg; load balance: `processors * * 1` (no z cut: the bed
-    is at the bottom) and `balance`/`fix balance shift xy`.
-The settled bed is cached under out/dem_cache/ keyed by Scenario.bed_key(), so runs and tests
-settle each bed once. Only rank 0 writes files; every rank runs the same Python.
+"""LAMMPS backend of the DEM tumbling scenario (CPU, one process or `mpirun -np N`). The model in
+LAMMPS terms (clumps, rough base, body, contact, slope, balance): README, "LAMMPS backend".
 """
 
 from __future__ import annotations

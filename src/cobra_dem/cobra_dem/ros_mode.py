@@ -1,28 +1,6 @@
-"""DEM run -> the sim's ROS topics, as plain numbers (no rclpy: cobra_dem.dem_node wraps them).
-
-A DEM backend yields samples in its bed frame (x downslope, y across, z bed normal, gravity tilted
-by the slope; `outputs.DemSample`). The ROS side speaks the sim's convention (REP 103/105):
-the `odom` frame is z-up with gravity along -z and the slope descends along +x, exactly the
-tilted plane of `terrain:=rigid slope_deg:=...` (cobra_common.rotations.slope_rotation). So
-
-    p_odom = R_slope (p_bed - origin_bed)
-
-with origin_bed = the undisturbed bed surface under the body's first sample, on the bed's
-centre line: the bed surface passes through the odom origin like the sim's rigid slope plane,
-and the body starts near x = y = 0 as the robot does in the sim.
-
-Message conventions copied from sim_node so consumers cannot tell the terrains apart:
-  - odom / ground_truth/odom: pose of the body frame (its origin = the body's centre of mass;
-    its axes = the body's principal axes, cobra_dem.body) in odom; twist = velocity of that origin and
-    angular velocity, both in the body's own axes (REP 105: the child frame);
-  - contact/forces (ContactWrenches, one entry: <body>): the grains' total force on the body [N] and torque about its origin
-    [N m] (gravity subtracted), in the body's own axes;
-  - terrain/heightmap: cobra_common.heightmap_cloud points (x, y, z, sinkage, pressure) in odom:
-    one point per cell of an odom x-y grid holding grains, z = the highest grain top in that cell
-    (the particle surface), sinkage = undisturbed surface height - z (> 0 below it, < 0 heaped),
-    pressure = 0 (a DEM run has no per-cell pressure; the body's load is on contact/forces).
-    The bed is periodic in x and y: the map shows one period centred on the body, so it moves
-    with the body the way the grains are seen from it.
+"""DEM run -> the sim's ROS topics, as plain numbers (no rclpy: cobra_dem.dem_node wraps them), so
+consumers cannot tell the DEM terrain from the sim's. Frames (p_odom = R_slope (p_bed - origin_bed))
+and message conventions: README, "ROS mode".
 """
 
 from __future__ import annotations

@@ -1,44 +1,6 @@
-"""Engine-independent DEM tumbling scenario (thesis 000 §19-23, §28): one YAML, one dataclass.
-
-Nothing here imports a DEM engine: `validate()` judges a scenario from its numbers alone, so a
-bad file is refused (ScenarioError, exit 2 in python -m cobra_experiments.dem_run) before any engine loads.
-Backend deme is available iff an NVIDIA driver is present and `deme` is installed (checked
-without importing it: DemeUnavailableError otherwise, naming the fix).
-
-Grain size (upscaled). Real sand grains are 0.1-0.5 mm; a bed for a 0.40 m wheel at that size
-would hold ~1e9 grains. DEM practice (and the thesis's DEM-Engine runs) upscales the grain while
-keeping it well below the body: we use three-sphere clumps of sphere radius a = 3 mm, centres on
-an equilateral triangle of side 2a (touching spheres), which makes a clump 2a(1 + 2/sqrt 3)
-= 12.9 mm across. The wheel is then ~31 clump sizes across and ~9 clumps wide, the usual >= 20-40
-body/grain ratio, while a 0.5 m x 0.16 m x 24 mm bed is a few thousand clumps: feasible on one
-CPU core. Touching spheres matter: with overlapping ones (side a) the clumps are nearly round,
-roll too easily and rest at 21 deg, below the 24 deg slope, so the bed failed under the wheel;
-touching ones rest at 30.5 deg (column collapse, test_dem_repose), inside dry sand's 30-38 deg.
-
-Material mapping (thesis §21 -> LAMMPS `pair_style granular`; DEM-Engine takes E, nu, CoR, mu,
-Crr per material directly, see deme_backend.material_properties):
-  - normal: `hertz/material E CoR nu` with `damping coeff_restitution`: Hertz stiffness from
-    E and nu, damping chosen so a binary collision restitutes CoR (DEM-Engine's Hertz-Mindlin).
-    Same-material pairs take the material's E, nu, CoR; the wheel/terrain pair is given
-    explicitly with the effective modulus 1/E* = (1-nu_w^2)/E_w + (1-nu_t^2)/E_t (an explicit
-    i-j pair is treated as two bodies of the given E, nu, i.e. E* = E / (2 (1 - nu^2)), so we pass
-    E_pair = 2 (1 - nu^2) E*), the thesis's wheel/terrain CoR 0.2 and mu 0.67; the wheel/terrain
-    rolling resistance is the larger C_rr (0.05: not stated for the pair in the thesis).
-  - clump inertia: fix rigid sums the three spheres (overlaps counted twice in the inertia; the
-    mass is right because the sphere density is scaled to the union volume).
-  - tangential: `mindlin NULL x_gt mu`: Mindlin stiffness 8 G* sqrt(R delta) from E, nu (NULL),
-    damping factor x_gt = sqrt(2 (1-nu)/(2-nu)) which matches DEM-Engine's tangential damping,
-    Coulomb cap mu (terrain 0.67, wheel/terrain 0.67, wheel 0.6).
-  - rolling: `rolling sds k_roll gamma_roll mu_roll` with mu_roll = C_rr R_i / R_eff (LAMMPS caps
-    the rolling torque through the reduced radius R_eff, so this gives DEM-Engine's C_rr F_n R_i;
-    2 C_rr between equal spheres; lammps_backend.rolling_friction_of_crr), k_roll = rolling_stiffness_ratio *
-    the Hertz stiffness at 1 % overlap of the reference grain (a spring that reaches the cap
-    within a small fraction of a grain roll), gamma_roll = 0 (the cap dominates).
-  - twisting: none (DEM-Engine has none by default).
-
-Time step. The Rayleigh time t_R = pi a sqrt(rho/G) / (0.1631 nu + 0.8766) of the grain and the
-Hertz contact time of a grain hitting the wheel at the reference speed bound the step; the
-stability limit is min(0.3 t_R, t_Hertz / 10) and `time_step_s: auto` takes 0.4 of that limit.
+"""Engine-independent DEM tumbling scenario (thesis §19-23, §28): one YAML, one dataclass, no engine
+import, so `validate()` refuses a bad file before any engine loads. Grain size, material mapping and
+time step: README, "Scenario".
 """
 
 from __future__ import annotations

@@ -1,30 +1,7 @@
-"""LTS gaits played on the T-Snake in CobraSim, and the measures of seed 002 §IV (no ROS).
+"""LTS gaits played on the T-Snake in CobraSim, and the measures of the LTS paper's §IV (no ROS).
 
-python -m cobra_experiments.reproduce_lts builds the paper's tables and figures on this module; the tests check
-the metric functions and one short simulated power ordering. A run is deterministic: the same
-gait and `RunConfig` give the same numbers.
-
-How a gait is played (the gait node's way, without ROS): the robot settles straight, its joint
-targets ramp linearly to the gait's t = 0 pose (`ramp_duration_s`, chosen), then every command
-step Δt (the gait's `time_step_s`, 0.02 s in the paper) the targets are
-`LtsJointGenerator.positions_rad(k Δt)`, held until the next step, while the engine runs its
-2 ms control periods (servo setpoint speed-limited by the URDF) of 1 ms physics steps.
-
-Measures (all on the run after the ramp):
-* twist-joint output power p_i = |τ_i θ̇_i| (§IV-B), τ = `CobraSim.joint_efforts` (actuator
-  torque), θ̇ = `CobraSim.joint_velocities`, sampled every control period. Mean = the mean of
-  those samples; peak = the largest mean over one command step Δt, i.e. the power a 1/Δt readout
-  of current and encoder would report (the paper reads them from the motors; its rate is not
-  given, so this choice is ours: it keeps 1 ms contact spikes out of the "peak load").
-* yaw of the body = direction of the principal axis of the robot's link origins in the
-  horizontal plane, signed tail -> head; the yaw rate is the least-squares slope of the unwrapped
-  yaw. The shape, and with it the axis and the load, vary within a gait period, so runs that are
-  compared last whole periods (`gait_period_s`, `whole_periods_s`).
-* traversal (§IV-D: arrival time on a 2 m track): the track runs along world y, perpendicular to
-  the body's axis at the start (the robot lies along x, head at +x) and so along the sidewinding
-  direction; on the slope world (descending along +x) that is along the contour line, so sliding
-  downhill is not progress. Progress = |y displacement| of the centre of mass since the gait
-  started; the traversal time is when it first reaches the track length.
+reproduce_lts builds the paper's tables and figures on this module. How a gait is played and how
+power, yaw and traversal are measured (and why): README, "LTS runs".
 """
 
 from __future__ import annotations

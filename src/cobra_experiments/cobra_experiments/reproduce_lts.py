@@ -1,25 +1,9 @@
-"""Reproduce the LTS paper (seed 002) §IV-A, §IV-B and §IV-D on the simulated T-Snake.
+"""Reproduce the LTS paper's §IV-A, §IV-B and §IV-D on the simulated T-Snake.
 
   python -m cobra_experiments.reproduce_lts [--out out/lts_paper] [--quick] [--sections a,b,d]
-      [--slope-deg 20] [--track-m 2.0] [--turn-s 90] [--max-traverse-s 300]
 
-* §IV-A: 200 s of twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1); lateral joint angles of
-  our piecewise-constant method vs the continuous ("existing") method (library): bound, envelope
-  early/late, period against the expected one, shape error; both played in the sim: head path and
-  how far the body point at the turning centre s0 wanders. Fig. 6 like figure.
-* §IV-B (sim, rigid ground): in-place turning LTS (a0 = 0.6, a1 = -2 a0/L) vs the rolling-vector
-  baseline (omega_h = 0.4, omega_t = -0.4), then the baseline time-scaled to the LTS's measured yaw
-  rate; twist-joint mean and peak power |tau theta_dot|, share of the two most-loaded joints,
-  peak reduction. Fig. 7 like figure.
-* §IV-D (sim): time to cover the track (2 m along world y) with conventional (a0 = 0) vs rolling
-  sidewinding (omega_t = 0.5, a0 = +0.8 as printed, and a0 = -0.8, the sign that rolls with the
-  sidewinding in this stack's frame convention) on level rigid ground and on the slope.
-
-Writes CSV tables, summary.md and PNG figures (matplotlib Agg) to --out, all at the end (a bad
-option or a failed run leaves nothing behind); prints every compared row with the paper's number,
-ours and the difference (in % of the paper's value, or in points for percentages). --quick: short
-runs, a CI smoke test whose numbers are not comparable (§IV-A's library part always runs in full).
-Bad options: one message, exit 2.
+Writes CSV tables, summary.md and figures to --out only at the end; bad options: one message,
+exit 2. What each section compares: README, "Reproducing the LTS paper".
 """
 
 from __future__ import annotations

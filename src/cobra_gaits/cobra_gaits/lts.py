@@ -1,37 +1,8 @@
 """Linear twisting sidewinding (LTS) on the T-Snake: backbone curve, frames, twist and joint angles.
 
-Everything follows seed 002 ("linear twisting sidewinding", §III); equation numbers below are the
-paper's. Pure numpy, no ROS: the gait node (a later session) only samples `LtsJointGenerator`.
-
-Curve frames are 3x3 rotation matrices whose columns are (e1, e_a, e_b) in the world frame: e1 the
-tangent from head (s = 0) to tail (s = L), e_a the dorsal normal, e_b = e1 x e_a. With the frame
-equation of §III-A1 the Darboux vector in that basis is (tau, kappa_a, kappa_b): kappa_a turns the
-frame about e_a (the lateral joints), kappa_b about e_b (the dorsal joints), tau about e1 (twist).
-
-Discretisation (seed 002 §III-D1, Fig. 5). Module i (1..n) spans s in [(i-1) L0, i L0]; its three
-joints sit together at its middle s_i = (i - 1/2) L0. The rigid pieces between joint points are
-torsion-free: piece k (k = 0 head .. n tail) has the constant twist phi~_k = phi(k L0, t), the
-twist at its own centre (head and tail pieces: at the body ends). This is the piecewise-constant
-twist of §III-D2 (Eq. (16), lost in the source text; this choice is ours). Module i's joints:
-
-    twist_i   = phi~_i - phi~_{i-1}                                      (continuous, unlimited)
-    K_i       = integral over module i of (kappa_a^B, kappa_b^B)   (bellows curvatures, Eq. (8))
-    (dorsal_i, lateral_i) = the damped least-squares solution of
-                dorsal_i * e_b(phi~_{i-1}) + lateral_i * e_a(phi~_i) = K_i
-
-where e_b(phi) = (-sin phi, cos phi) and e_a(phi) = (cos phi, sin phi) are the dorsal axis (before
-the twist joint) and the lateral axis (after it) in the torsion-free bellows basis, i.e. the
-complete-frame rotation of Eq. (2a) with a constant angle per piece. This is our reading of the
-lost Eqs. (17)-(18): with a1 = 0 the axes are orthogonal and it is exactly the classic
-integration of the complete-frame curvatures; with twist the two axes are oblique, and when a
-twist joint passes +-pi/2 they are parallel and the module can bend about one axis only (a limit
-of the dorsal-twist-lateral mechanism, not of the numerics). The damping (chosen, applied only
-near that singularity) keeps the angles bounded there at the price of a shape error.
-
-The "existing" continuous method of §III-D1 instead integrates the complete-frame curvatures of
-Eq. (13) with the continuous phi(s, t) along each module and tau^C = a1 t for the twist: its
-integrand oscillates along s with a1 t rad/m, so as t grows the bending angles collapse and
-alias (the paper's Fig. 6(a)), while ours stay periodic.
+Follows the LTS paper (§III; equation numbers are the paper's), pure numpy. Curve frames are 3x3
+rotations with columns (e1, e_a, e_b) in the world frame. The discretisation (torsion-free pieces,
+the damped solve for dorsal and lateral angles) and why: README, "Linear twisting sidewinding".
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
 """The tumbling-latch sequence (thesis §2.3, §16-17) as a pure state machine (no ROS).
 
 sidewinding -> ramp_down -> curling -> latching -> tumbling -> releasing -> uncurling -> ready,
-and from any state -> aborted (straight, latch opened, torque on) with a reason.
-
-The gait node feeds it every control tick with the time step, the measured joint positions
-and the latest latch state, forwards the requests it makes (latch/set, torque/set) and publishes
-the joint targets and the state text. Every transient state has a timeout; a failure aborts
-rather than leaving a curled or half-latched robot waiting:
-
-- ramp_down: the sidewinding generator's own start/stop ramp brings the wave to straight.
-- curling: minimum-jerk interpolation from the commanded pose to the curl pose, its duration set
-  so that no joint exceeds min(curl speed, URDF velocity limit); then the measured joints must
-  reach the curl pose within the tolerance and the latch frames (forward kinematics of the
-  measured joints) come within the closure distance, else "loop did not close". Servos sag under
-  the loop's weight (the sim's P-D servo: ~0.07 rad at the top joints, which leaves the latch
-  frames ~0.1 m apart), so after the move an outer integral loop adds to the command what the
-  measured joints lack (sag correction, bounded) until the loop is closed; the corrected pose is
-  what latching and tumbling hold.
-- latching: latch/set true, wait for latch/state true, else "latch did not confirm".
-- tumbling: hold the curl plus a travelling mode-2 bend wave on the pitch joints (two bends
-  travelling round the loop; it keeps the loop closed to first order). In the sim the latched
-  loop stays put passively on the 24 deg slope after sidewinding: it stands on its flat head-tail
-  side and tips only past ~32 deg (COM 0.27 m above the ground, 0.17 m inside either end of that
-  side); the wave (0.3 rad, 1 Hz) rolls it down at ~0.2 m/s; on level ground it rocks in place.
-  wave_amplitude_rad 0 = passive. Release on request or after its time limit; a latch that opens
-  by itself aborts.
-- releasing: latch/set false, wait for latch/state false, else "latch did not open".
-- uncurling: interpolation back to straight; the measured joints must follow, then ready.
-- aborted: latch/set false, torque/set true and a move to straight at the curl speed; a latched
-  loop first holds its pose until latch/state reads open (at most releasing_timeout_s).
+and from any state -> aborted with a reason; every transient state has a timeout, so a failure
+never leaves a curled or half-latched robot waiting. What each state does: README, "Tumbling-latch
+sequence".
 """
 
 from __future__ import annotations

@@ -1,31 +1,8 @@
 """One sweep trial: a headless CobraSim run of a sidewinding gait on a terrain, and its metrics.
 
 No ROS graph and no Ray here: `run_trial(params)` is a plain function (the sweep runner ships it
-to Ray workers; tests and the calibration call it directly). The same params give the same
-numbers (the sim is deterministic, its generator seeded).
-
-How a trial is played (the gait node's way, without ROS): the robot settles straight
-(`settle_s`), the sidewinding generator starts with its amplitude ramp (`ramp_duration_s`), then
-the measured window of `duration_s` (rounded up to whole gait cycles) follows. Setpoints are
-sampled every control period of the engine.
-
-Metrics, all over the measured window:
-* speed_m_s: horizontal displacement of the centre of mass / window length;
-* stride_m_per_cycle: that displacement / number of gait cycles in the window;
-* heading_drift_rad: change of the body's yaw (principal axis of the link origins, tail -> head)
-  over the window, from the least-squares yaw rate (the shape wobbles within a cycle);
-* travel_direction_rad: direction of the COM displacement in the world xy plane;
-* cost_of_transport: mechanical work sum_j |tau_j qdot_j| dt / (m g distance), dimensionless;
-* peak_joint_torque_nm, peak_joint_power_w: largest |tau| and |tau qdot| of any joint in any
-  control period;
-* peak_normal_force_n: largest force along the ground normal on any link in any control period
-  (sim.contact_wrenches_world);
-* sinkage_m: median over the window of how far the lowest link origin sits below its height when
-  the straight robot rests on the surface (about 0 on rigid ground; the soil's depth on SCM);
-* head_height_m: median height of the base_link origin along the ground normal (what a bag's
-  ground_truth/odom z gives: the soil's depth shows as a lower head, see bag_target);
-* head_stride_m_per_cycle: the base_link origin's horizontal displacement / cycles (what a bag's
-  head track gives; within a few % of the COM's stride).
+to Ray workers; tests and the calibration call it directly), deterministic for the same params.
+How a trial is played and what each metric measures: README, "A trial".
 """
 
 from __future__ import annotations
