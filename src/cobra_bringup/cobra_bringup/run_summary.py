@@ -19,6 +19,14 @@ velocity| of the head track's twist) and the largest contact force per link; a r
 `aborted: ...` is a PROBLEM. States carry no header stamp: the bag's receive times place them on
 the head track (read the same way).
 
+Ground: a body further below the ground level than its own size went through or off the
+terrain (a robot that walked off a finite soil patch fell to z = -77 km while its run printed a
+distance): a PROBLEM naming the body, the time and the position (cobra_analysis.ground_check).
+The ground is the plane the bag's custom_data names (cobra.terrain, cobra.slope_deg,
+cobra.terrain_file; z = 0 when it names none); the bodies are the head track and, given the URDF
+(`robot_model`), every link with collision geometry, placed from the head pose and joint_states
+sampled every GROUND_SAMPLE_PERIOD_S.
+
 Problems (`RunSummary.problems`, also printed as LOSS / PROBLEM lines) are what a caller such as
 the runner turns into a failing exit code.
 """
@@ -29,14 +37,20 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cobra_common.bags import open_bag, topic_matches
+from cobra_analysis.ground_check import ground_from_custom_data, robot_body_tracks, sunk_body_problems
+from cobra_common.bags import open_bag, read_custom_data, topic_matches
 from cobra_common.cdr import header_stamp_s
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC, CONTACT_WRENCHES
 
+if TYPE_CHECKING:
+    from cobra_description.robot_model import RobotModel
+
 TRUTH_TOPIC = 'ground_truth/odom'
+GROUND_SAMPLE_PERIOD_S = 0.1  # joint_states decoded for the ground check at most this often
 ODOM_TOPIC = 'odom'
 DEFAULT_RAMP_DURATION_S = 2.0  # the gait's ramp_duration_s default
 # What the simulation promises (sim.yaml: control 2 ms, imu 4 ms, odom 10 ms; gait rate_hz 100).
@@ -121,6 +135,12 @@ class BagContents:
     head_roll_rate_rad_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
     tumble_states: list[tuple[float, str]] = field(default_factory=list)
     contact_forces: list[tuple[float, str, float]] = field(default_factory=list)
+    # ground check: the head track's z and orientation (x, y, z, w), joint_states every GROUND_SAMPLE_PERIOD_S
+    head_z_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    head_quaternion_xyzw: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    joint_sample_times_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    joint_sample_names: tuple[str, ...] = ()
+    joint_sample_positions_rad: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATES_HZ)) -> BagContents:
@@ -145,6 +165,10 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
                     or f'/{CONTACT_FORCES_TOPIC}/' in c.topic] if tumble else []
         wanted += tumble + contacts
         times, points, real_time_factors = [], [], []
+        heights, quaternions = [], []
+        joint_times: list[float] = []
+        joint_rows: list[np.ndarray] = []
+        joint_columns: tuple[str, ...] = ()
         log_times, points_3d, roll_rates = [], [], []
         tumble_states: list[tuple[float, str]] = []
         contact_forces: list[tuple[float, str, float]] = []
@@ -167,6 +191,14 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
             if connection.id in joint_topics and joint_topics[connection.id] not in joint_names:
                 names = reader.deserialize(raw, connection.msgtype).name
                 joint_names[joint_topics[connection.id]] = tuple(names)
+            if joint_topics.get(connection.id) == 'joint_states':
+                stamp = header_stamp_s(raw)
+                if not joint_times or stamp >= joint_times[-1] + GROUND_SAMPLE_PERIOD_S:
+                    message = reader.deserialize(raw, connection.msgtype)
+                    joint_columns = joint_columns or tuple(message.name)
+                    if tuple(message.name) == joint_columns and len(message.position) == len(joint_columns):
+                        joint_times.append(stamp)
+                        joint_rows.append(np.asarray(message.position, dtype=float))
             if connection in diagnostics:
                 message = reader.deserialize(raw, connection.msgtype)
                 real_time_factors += [float(v.value) for status in message.status
@@ -176,6 +208,9 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
                 times.append(message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
                 position = message.pose.pose.position
                 points.append((position.x, position.y))
+                heights.append(position.z)
+                orientation = message.pose.pose.orientation
+                quaternions.append((orientation.x, orientation.y, orientation.z, orientation.w))
                 if tumble:
                     angular = message.twist.twist.angular
                     log_times.append(log_time_ns * 1e-9)
@@ -186,7 +221,9 @@ def read_bag(bag_path: Path, rate_topics: tuple[str, ...] = tuple(SIM_TOPIC_RATE
     return BagContents(head_connections[0].topic, np.array(times), np.array(points), real_time_factors,
                        {name: np.array(values) for name, values in stamps.items()}, joint_names,
                        np.array(log_times), np.array(points_3d).reshape(-1, 3), np.array(roll_rates),
-                       tumble_states, contact_forces)
+                       tumble_states, contact_forces, np.array(heights), np.array(quaternions).reshape(-1, 4),
+                       np.array(joint_times), joint_columns,
+                       np.array(joint_rows).reshape(len(joint_rows), len(joint_columns)))
 
 
 def summarize_tumble(contents: BagContents) -> TumbleSummary | None:
@@ -273,9 +310,10 @@ def robot_problems(joint_names: Mapping[str, Sequence[str]], robot: str,
 def summarize(bag_path: Path, gait_frequency_hz: float | None,
               ramp_duration_s: float = DEFAULT_RAMP_DURATION_S,
               rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ, robot: str = '',
-              robot_joints: Sequence[str] | None = None) -> RunSummary:
+              robot_joints: Sequence[str] | None = None, robot_model: RobotModel | None = None) -> RunSummary:
     """Summary and problems of a recorded run (RunSummaryError when it has no head track);
-    with `robot_joints` (the robot's actuated joint names) the joint topics are checked against them."""
+    with `robot_joints` (the robot's actuated joint names) the joint topics are checked against them;
+    with `robot_model` (the URDF the run used) every link is checked against the ground, else the head."""
     contents = read_bag(bag_path, tuple(rates_hz))
     times, xy = contents.times_s, contents.xy_m
     duration = float(times[-1] - times[0])
@@ -292,8 +330,18 @@ def summarize(bag_path: Path, gait_frequency_hz: float | None,
                       ramp_duration_s, cycles, span_s, counts,
                       tuple(find_problems(contents, span_s, counts) + (
                           robot_problems(contents.joint_names, robot, robot_joints)
-                          if robot_joints is not None else []) + tumble_problems(tumble := summarize_tumble(contents))),
+                          if robot_joints is not None else []) + tumble_problems(tumble := summarize_tumble(contents))
+                          + ground_problems(bag_path, contents, robot_model)),
                       robot, contents.joint_names, tumble)
+
+
+def ground_problems(bag_path: Path, contents: BagContents, robot_model: RobotModel | None) -> list[str]:
+    """PROBLEM lines for bodies that went through or off the ground (see the module doc)."""
+    head_xyz = np.column_stack([contents.xy_m, contents.head_z_m])
+    tracks = robot_body_tracks(robot_model, contents.times_s, head_xyz, contents.head_quaternion_xyzw,
+                               contents.joint_sample_times_s, contents.joint_sample_names,
+                               contents.joint_sample_positions_rad)
+    return sunk_body_problems(tracks, ground_from_custom_data(read_custom_data(Path(bag_path))))
 
 
 def format_summary(summary: RunSummary) -> str:

@@ -251,7 +251,7 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
         model = load_robot_model(gait.get('urdf_path') or None)  # the URDF the gait node ran with
         summary = summarize(bag_path, gait_cycle_frequency_hz(gait), gait.get('ramp_duration_s', 2.0),
                             rates_from(values_by_node, simulated), robot=model.name,
-                            robot_joints=[joint.name for joint in model.actuated_joints])
+                            robot_joints=[joint.name for joint in model.actuated_joints], robot_model=model)
     except (ValueError, OSError) as error:
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
         return 0

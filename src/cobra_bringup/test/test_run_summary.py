@@ -21,10 +21,11 @@ def _header(t_s: float, frame: str) -> object:
     return T['std_msgs/msg/Header'](T['builtin_interfaces/msg/Time'](sec, nanosec), frame)
 
 
-def _odometry(t_s: float, x: float, y: float) -> object:
+def _odometry(t_s: float, x: float, y: float, z: float = 0.05,
+              quaternion_xyzw: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)) -> object:
     pose = T['geometry_msgs/msg/PoseWithCovariance'](
-        T['geometry_msgs/msg/Pose'](T['geometry_msgs/msg/Point'](x, y, 0.05),
-                                    T['geometry_msgs/msg/Quaternion'](0.0, 0.0, 0.0, 1.0)), np.zeros(36))
+        T['geometry_msgs/msg/Pose'](T['geometry_msgs/msg/Point'](x, y, z),
+                                    T['geometry_msgs/msg/Quaternion'](*quaternion_xyzw)), np.zeros(36))
     zero = T['geometry_msgs/msg/Vector3'](0.0, 0.0, 0.0)
     twist = T['geometry_msgs/msg/TwistWithCovariance'](T['geometry_msgs/msg/Twist'](zero, zero), np.zeros(36))
     return T['nav_msgs/msg/Odometry'](_header(t_s, 'odom'), 'base_link', pose, twist)
@@ -51,20 +52,27 @@ def write_bag(path: Path, head_y: Callable[[float], float] = lambda t: 0.05 * t,
               rates_hz: dict[str, float] | None = None, namespace: str = '',
               stamp: Callable[[float], float] = lambda t: t, head_x_m_s: float = 0.01,
               joint_names: dict[str, tuple[str, ...]] | None = None,
-              extra: list[tuple[float, str, str, object]] | None = None) -> Path:
+              extra: list[tuple[float, str, str, object]] | None = None,
+              head_z: Callable[[float], float] = lambda t: 0.05, custom_data: dict[str, str] | None = None,
+              head_quaternion_xyzw: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)) -> Path:
     """A sim-like bag: each topic at its rate over DURATION_S, the head at (head_x_m_s t, head_y(t)),
     stamped stamp(t) while logged at t; joint topics name `joint_names[topic]` (default joint_1);
-    `extra` messages (log time, topic, type, message) are added as they are."""
+    `extra` messages (log time, topic, type, message) are added as they are; the head's height is
+    head_z(t), its orientation head_quaternion_xyzw; `custom_data` goes into metadata.yaml as the
+    bringup writes it."""
     rates_hz = {**SIM_TOPIC_RATES_HZ, **(rates_hz or {})}
     messages = []
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        for key, value in (custom_data or {}).items():
+            writer.set_custom_data(key, value)
         for topic, rate in rates_hz.items():
             if rate <= 0:
                 continue
             if topic in MAKERS:
                 msgtype, make = MAKERS[topic]
             else:
-                msgtype, make = 'nav_msgs/msg/Odometry', lambda t: _odometry(stamp(t), head_x_m_s * t, head_y(t))
+                msgtype, make = 'nav_msgs/msg/Odometry', lambda t: _odometry(stamp(t), head_x_m_s * t, head_y(t),
+                                                                             head_z(t), head_quaternion_xyzw)
             connection = writer.add_connection(f'{namespace}/{topic}', msgtype, typestore=TYPESTORE)
             for index in range(1, int(round(DURATION_S * rate)) + 1):
                 t = index / rate
@@ -249,3 +257,43 @@ def test_an_aborted_tumbling_sequence_is_a_problem(tmp_path):
 def test_a_bag_without_tumble_state_has_no_tumble_section(tmp_path):
     summary = summarize(write_bag(tmp_path / 'bag'), 0.5)
     assert summary.tumble is None and 'tumble states' not in format_summary(summary)
+
+
+COBRA_URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
+
+
+def test_a_head_that_falls_below_the_ground_by_more_than_its_size_is_a_problem(tmp_path):
+    """The issue's run: the robot walked off the soil patch and fell (z = -77 km at 180 s) while
+    the summary printed its distance and no PROBLEM. Before: no problem reported."""
+    bag = write_bag(tmp_path / 'bag', head_z=lambda t: 0.05 - (0.5 * 9.81 * (t - 3.0) ** 2 if t > 3.0 else 0.0))
+    summary = summarize(bag, gait_frequency_hz=0.5)
+    (problem,) = [p for p in summary.problems if 'ground' in p]
+    assert problem.startswith('PROBLEM head (odometry track) went through or off the ground')
+    assert 'at t = 3.3' in problem and 'deepest 44.' in problem and '(x, y) = (0.03, 0.17) m' in problem
+    assert problem in format_summary(summary)
+
+
+def test_a_head_sunk_into_soft_soil_by_less_than_its_size_is_no_problem(tmp_path):
+    bag = write_bag(tmp_path / 'bag', head_z=lambda t: 0.05 - 0.02 * t)   # 7 cm under the surface at the end
+    assert summarize(bag, gait_frequency_hz=0.5).problems == ()
+
+
+def test_every_link_is_checked_from_the_head_pose_and_joint_states_against_the_terrain_in_custom_data(tmp_path):
+    """With the URDF each link is placed by forward kinematics and checked against the ground of
+    the bag's terrain: the robot lying straight on a 24 deg rigid slope that descends along +x
+    (custom_data cobra.slope_deg), sliding 3 m down it, is fine there, while on level ground the
+    same track is 1.3 m under the surface at the end: every link is reported, one PROBLEM each."""
+    from cobra_description.robot_model import load_robot_model
+    model = load_robot_model(COBRA_URDF)
+    angle = np.radians(24.0)
+    descend = dict(head_x_m_s=0.5, head_z=lambda t: 0.045 / np.cos(angle) - 0.5 * t * np.tan(angle),
+                   head_quaternion_xyzw=(0.0, float(np.sin(angle / 2)), 0.0, float(np.cos(angle / 2))))
+    on_slope = write_bag(tmp_path / 'slope', custom_data={'cobra.terrain': 'rigid 24 deg', 'cobra.slope_deg': '24.0'},
+                         **descend)
+    ground = [p for p in summarize(on_slope, 0.5, robot_model=model).problems if 'ground' in p]
+    assert ground == []
+    level = write_bag(tmp_path / 'level', custom_data={'cobra.terrain': 'rigid', 'cobra.slope_deg': '0.0'}, **descend)
+    ground = [p for p in summarize(level, 0.5, robot_model=model).problems if 'ground' in p]
+    links_with_shapes = [name for name, link in model.links.items() if link.collisions]
+    assert len(ground) == len(links_with_shapes) and all('(rigid)' in p for p in ground)
+    assert {p.split()[1] for p in ground} == set(links_with_shapes)

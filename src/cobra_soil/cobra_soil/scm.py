@@ -387,8 +387,8 @@ class ScmTerrain:
     """SCM soil under rigid bodies made of primitives.
 
     Frames and units: world frame, z up; the soil is flat at `grid.reference_level_m` everywhere
-    (nodes at `grid.center_xy_m` - size/2 + (i, j) Δ for any integers i, j). `step` takes, for the n bodies given at construction (same order):
-    body-frame origin positions [n,3] m, rotations body-to-world [n,3,3], linear velocities of
+    (nodes at `grid.center_xy_m` - size/2 + (i, j) Δ for any integers i, j). `step` takes, for the
+    n bodies given at construction (same order): body-frame origin positions [n,3] m, rotations body-to-world [n,3,3], linear velocities of
     the body origins [n,3] m/s and angular velocities [n,3] rad/s, both in world axes, and the
     step dt_s; it returns the world force [n,3] N and the torque [n,3] N·m about each body's
     ORIGIN exerted by the soil, and updates the soil. Loads come from the state at the start of

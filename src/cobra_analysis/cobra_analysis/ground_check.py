@@ -1,0 +1,209 @@
+"""Did a body fall through or off the ground? A pure check for the run summary and the report.
+
+A simulated body can end up under the terrain: a robot that walked off a finite soil patch
+fell to z = -77 km while its run "succeeded" (issue 17). Every terrain here is a flat plane
+(the rigid ground optionally sloped, descending along +x) or soil whose undeformed surface is
+such a plane, so "under the ground" is measured from that plane at the body's (x, y). A body
+that is further below it than its own size (the diameter of the sphere about its collision
+shapes' centre that holds them) is not sunk into soft soil any more: it went through or off
+the ground, and the run's numbers are meaningless (a PROBLEM line).
+
+Bodies: the head track (ground_truth/odom, else odom: base_link's pose) and, given the URDF,
+every link with collision geometry placed by forward kinematics from the head pose and
+joint_states. No ROS, no bag I/O: callers hand in arrays (see `robot_body_tracks`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import yaml
+
+if TYPE_CHECKING:
+    from cobra_description.robot_model import RobotModel
+
+HEAD_ONLY_SIZE_M = 0.5  # the head's size when no URDF says it (COBRA's head link: 0.22 m)
+MAX_SAMPLES = 600       # forward kinematics on at most this many instants (a sunk body stays sunk)
+
+
+@dataclass(frozen=True)
+class GroundPlane:
+    """The undeformed ground: z = level_m - x tan(slope_deg) (the rigid slope descends along +x)."""
+
+    level_m: float = 0.0
+    slope_deg: float = 0.0
+    terrain: str = ''   # for the message: 'rigid', 'scm', 'compliant', '' when unknown
+
+    def height_m(self, x_m: np.ndarray) -> np.ndarray:
+        return self.level_m - np.asarray(x_m, dtype=float) * math.tan(math.radians(self.slope_deg))
+
+
+@dataclass(frozen=True)
+class BodyTrack:
+    """One body's reference point over time, world frame (the sim's odom frame)."""
+
+    name: str
+    size_m: float
+    times_s: np.ndarray     # (N,)
+    position_m: np.ndarray  # (N, 3)
+
+
+def ground_from_custom_data(custom_data: Mapping[str, str]) -> GroundPlane:
+    """The ground a sim bag ran on, from its custom_data (cobra.terrain, cobra.slope_deg,
+    cobra.terrain_file): the soil file's level when that file can still be read, else z = 0 (every
+    shipped terrain file's level)."""
+    terrain = (custom_data.get('cobra.terrain') or '').split(' ')[0]
+    try:
+        slope_deg = float(custom_data.get('cobra.slope_deg') or 0.0)
+    except ValueError:
+        slope_deg = 0.0
+    level_m = 0.0
+    terrain_file = custom_data.get('cobra.terrain_file')
+    if terrain_file:
+        level_m = _level_in_terrain_file(Path(terrain_file), terrain)
+    return GroundPlane(level_m, slope_deg if math.isfinite(slope_deg) else 0.0, terrain)
+
+
+def _level_in_terrain_file(path: Path, terrain: str) -> float:
+    """grid.reference_level_m of an SCM file, compliant.ground_level_m of a compliant one; 0 if the
+    file is gone or does not say (the report may run far from where the bag was recorded)."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return 0.0
+    if not isinstance(data, dict):
+        return 0.0
+    section, key = ('compliant', 'ground_level_m') if terrain == 'compliant' else ('grid', 'reference_level_m')
+    value = (data.get(section) or {}).get(key, 0.0) if isinstance(data.get(section) or {}, dict) else 0.0
+    try:
+        level = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return level if math.isfinite(level) else 0.0
+
+
+def sunk_body_problems(tracks: Sequence[BodyTrack], ground: GroundPlane) -> list[str]:
+    """One PROBLEM line per body that got further below the ground than its own size."""
+    problems = []
+    for track in tracks:
+        if len(track.times_s) == 0:
+            continue
+        depth_m = ground.height_m(track.position_m[:, 0]) - track.position_m[:, 2]
+        deep = np.flatnonzero(~(depth_m <= track.size_m))   # NaN positions count as lost too
+        if len(deep) == 0:
+            continue
+        first = int(deep[0])
+        deepest = int(deep[np.argmax(np.nan_to_num(depth_m[deep], nan=np.inf))])
+        x, y, z = track.position_m[first]
+        on = f' ({ground.terrain})' if ground.terrain else ''
+        problems.append(
+            f'PROBLEM {track.name} went through or off the ground{on}: at t = {track.times_s[first]:.2f} s it was '
+            f'{_length(depth_m[first])} below the ground level at (x, y) = ({x:.2f}, {y:.2f}) m (z = {z:.3f} m), '
+            f'more than its own size ({track.size_m:.2f} m); deepest {_length(depth_m[deepest])} at '
+            f't = {track.times_s[deepest]:.2f} s. The run\'s distance and speeds are meaningless (a body off a '
+            'finite terrain, or through it: check the terrain and the start pose)')
+    return problems
+
+
+def _length(metres: float) -> str:
+    if not math.isfinite(metres):
+        return 'an unknown distance (position not finite)'
+    return f'{metres / 1000:.1f} km' if abs(metres) >= 1000 else f'{metres:.3f} m'
+
+
+def body_sizes_m(model: RobotModel) -> dict[str, tuple[np.ndarray, float]]:
+    """Per link with collision geometry: (reference point in the link frame = centre of its
+    shapes' centres, size = diameter of the sphere about that point holding every shape)."""
+    sizes = {}
+    for name, link in model.links.items():
+        if not link.collisions:
+            continue
+        centres = np.array([shape.origin.xyz for shape in link.collisions], dtype=float)
+        centre = centres.mean(axis=0)
+        radius = max(float(np.linalg.norm(c - centre)) + _bounding_radius_m(shape)
+                     for c, shape in zip(centres, link.collisions))
+        sizes[name] = (centre, 2.0 * radius)
+    return sizes
+
+
+def _bounding_radius_m(shape) -> float:
+    if shape.kind == 'box':
+        return 0.5 * float(np.linalg.norm(shape.size))
+    if shape.kind == 'cylinder':
+        return math.hypot(shape.size[0], 0.5 * shape.size[1])
+    if shape.kind == 'sphere':
+        return float(shape.size[0])
+    return 0.1 * max(1.0, float(np.max(np.abs(shape.size))))   # a mesh: its scale says little; 0.1 m per unit
+
+
+def _sample_rows(times_s: np.ndarray, max_samples: int) -> np.ndarray:
+    """Indices of at most max_samples instants spread over the track (always the last one)."""
+    count = len(times_s)
+    if count <= max_samples:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, max_samples).round().astype(int))
+
+
+def _rotation_about_axes(axis: np.ndarray, angle_rad: np.ndarray) -> np.ndarray:
+    """[N, 3, 3] rotations by angle_rad[N] about the unit axis (Rodrigues)."""
+    x, y, z = axis / np.linalg.norm(axis)
+    k = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    s, c = np.sin(angle_rad)[:, None, None], np.cos(angle_rad)[:, None, None]
+    return np.eye(3)[None] + s * k[None] + (1.0 - c) * (k @ k)[None]
+
+
+def _rotation_from_quaternion_xyzw(quaternion: np.ndarray) -> np.ndarray:
+    q = quaternion / np.linalg.norm(quaternion, axis=1, keepdims=True)
+    x, y, z, w = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
+
+
+def robot_body_tracks(model: RobotModel | None, head_times_s: np.ndarray, head_position_m: np.ndarray,
+                      head_quaternion_xyzw: np.ndarray | None, joint_times_s: np.ndarray | None = None,
+                      joint_names: Sequence[str] = (), joint_positions_rad: np.ndarray | None = None,
+                      max_samples: int = MAX_SAMPLES) -> list[BodyTrack]:
+    """The head track (every sample) and, with a URDF, the head orientation and joint_states,
+    every link with collision geometry at up to max_samples instants (joint angles: the latest
+    joint_states message at or before each instant, else the first; joints not in it at 0)."""
+    head_times_s = np.asarray(head_times_s, dtype=float)
+    head_position_m = np.asarray(head_position_m, dtype=float).reshape(-1, 3)
+    if model is None or head_quaternion_xyzw is None:
+        return [BodyTrack('head (odometry track)', HEAD_ONLY_SIZE_M, head_times_s, head_position_m)]
+    sizes = body_sizes_m(model)
+    if not sizes:
+        return [BodyTrack(f'{model.root} (odometry track)', HEAD_ONLY_SIZE_M, head_times_s, head_position_m)]
+    rows = _sample_rows(head_times_s, max_samples)
+    times = head_times_s[rows]
+    count = len(rows)
+    angles: dict[str, np.ndarray] = {}
+    if joint_times_s is not None and joint_positions_rad is not None and len(joint_times_s):
+        positions = np.asarray(joint_positions_rad, dtype=float).reshape(len(joint_times_s), -1)
+        picks = np.clip(np.searchsorted(np.asarray(joint_times_s), times, side='right') - 1, 0, len(joint_times_s) - 1)
+        angles = {name: np.nan_to_num(positions[picks, column]) for column, name in enumerate(joint_names)}
+    world = {model.root: np.zeros((count, 4, 4))}
+    world[model.root][:, :3, :3] = _rotation_from_quaternion_xyzw(np.asarray(head_quaternion_xyzw, float)[rows])
+    world[model.root][:, :3, 3] = head_position_m[rows]
+    world[model.root][:, 3, 3] = 1.0
+    for joint in model.chain_joints():
+        step = np.repeat(joint.origin.matrix()[None], count, axis=0)
+        angle = angles.get(joint.name)
+        if joint.type in ('revolute', 'continuous') and angle is not None:
+            motion = np.repeat(np.eye(4)[None], count, axis=0)
+            motion[:, :3, :3] = _rotation_about_axes(np.asarray(joint.axis, dtype=float), angle)
+            step = step @ motion
+        world[joint.child] = world[joint.parent] @ step
+    tracks = []
+    for name, (centre, size) in sizes.items():
+        if name not in world:
+            continue
+        point = world[name][:, :3, :3] @ centre + world[name][:, :3, 3]
+        tracks.append(BodyTrack(name, size, times, point))
+    return tracks
