@@ -21,6 +21,8 @@ setup(
             'gait_node = cobra_gaits.entry_points:gait_node',
             'export_gait_csv = cobra_gaits.export_csv:main',
             'path_forecast_node = cobra_gaits.entry_points:path_forecast_node',
+            'navigate_node = cobra_gaits.entry_points:navigate_node',
+            'teleop = cobra_gaits.teleop:main',
         ],
     },
 )

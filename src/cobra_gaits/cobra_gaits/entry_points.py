@@ -13,3 +13,7 @@ def gait_node() -> int:
 
 def path_forecast_node() -> int:
     return run_node_module('cobra_gaits.path_forecast_node')
+
+
+def navigate_node() -> int:
+    return run_node_module('cobra_gaits.navigate_node')

@@ -27,9 +27,10 @@ from cobra_common.cdr import leading_stamp_ns
 from cobra_common.node_runtime import NodeLoop, Wait, run_node, spin_node, take_all, take_over_sim_time
 from cobra_common.ros_entry import StartupError, declare, describe
 from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_gaits.cmd_vel_input import CmdVelInput, declare_cmd_vel_parameters
 from cobra_gaits.gait_source import RETUNABLE, make_gait_source
 from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
-from cobra_gaits.presets import CSV_GAIT, LTS_GAIT
+from cobra_gaits.presets import CMD_VEL_GAIT, CSV_GAIT, LTS_GAIT
 from cobra_gaits.sidewinding import GaitError, SidewindingParams
 from cobra_gaits.ticker import Command, GaitTicker, check_lts, lts_defaults, preset_tuning, retune_problem
 from cobra_gaits.trajectory_csv import MAX_RATE_HZ
@@ -53,7 +54,8 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     this, by cobra_gaits.gait_source.make_gait_source(values, joints).
     """
     base = declare(node, {
-        'gait': ('gait1', describe('a name from preset_names (gait1, gait2) | csv', read_only=True)),
+        'gait': ('gait1', describe('a name from preset_names (gait1, gait2) | csv | lts | tumble | cmd_vel',
+                                   read_only=True)),
         'preset_names': (['gait1', 'gait2'], describe(
             'names of the sidewinding presets defined in the parameter files', read_only=True)),
         'rate_hz': (100.0, describe('joint_commands rate [Hz]', read_only=True,
@@ -81,11 +83,13 @@ def declare_parameters(node: Node) -> dict[str, Any]:
                 f'{name} yaw amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
         })
     gait = base['gait']
-    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT]:
+    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT]:
         raise StartupError(f"unknown gait '{gait}': choose one of "
-                           f"{[*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT]}")
+                           f"{[*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT]}")
     tumble = declare_tumble_parameters(node, gait, base['preset_names'])
-    sidewinding_preset = tumble['sidewinding_preset'] if gait == TUMBLE_GAIT else gait
+    cmd_vel = declare_cmd_vel_parameters(node, gait, base['preset_names'])
+    sidewinding_preset = {TUMBLE_GAIT: tumble['sidewinding_preset'],
+                          CMD_VEL_GAIT: cmd_vel['sidewinding_preset']}.get(gait, gait)
     if gait == CSV_GAIT and not base['csv_file']:
         raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
     preset = preset_tuning(gait, sidewinding_preset, base['preset_names'],
@@ -107,7 +111,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     except GaitError as error:
         raise StartupError(str(error)) from error
     lts = declare_lts_parameters(node, gait, {**base, **tuning})
-    return {**base, **tuning, **lts, 'tumble': tumble}
+    return {**base, **tuning, **lts, 'tumble': tumble, 'cmd_vel': cmd_vel}
 
 
 def declare_lts_parameters(node: Node, gait: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -149,6 +153,7 @@ class GaitNode(Node):
             raise StartupError(str(error)) from error
         self._source = source
         self._gait = p['gait']
+        self.cmd_vel_input = CmdVelInput(self, source) if p['gait'] == CMD_VEL_GAIT else None
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 

@@ -32,7 +32,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 
-from cobra_gaits.cmd_vel import Twist2D
+from cobra_gaits.cmd_vel import TSNAKE_STRIDE_M_PER_RAD, Twist2D
 
 BACK_OFF_MARGIN = 1.3  # back off until the goal lies this far beyond the turning circle's reach
 PASS_FRACTION = 0.7  # the travel line passing the goal within this share of the tolerance needs no more turning
@@ -82,6 +82,24 @@ class GoalSettings:
             if getattr(self, name) <= 0.0:
                 raise ValueError(f'goal controller setting {name} must be positive, got {getattr(self, name)}')
         return self
+
+
+# T-Snake (cobra_gaits.cmd_vel's LTS mapping, rigid ground): omega_t 0.5 rad/s sidewinds at 0.030 m/s
+# at 85 deg (left) / -89 deg (right) of its body axis; in_place steering turns up to 0.08 rad/s
+TSNAKE_TRAVEL_ANGLE_RAD = {'left': math.radians(85.0), 'right': math.radians(-89.0)}
+
+
+def robot_goal_settings(robot: str) -> GoalSettings:
+    """The controller defaults of a robot (cobra | tsnake): its cruise, turn and calibration."""
+    if robot == 'cobra':
+        return GoalSettings()
+    if robot == 'tsnake':
+        cruise_m_s = 0.03
+        return GoalSettings(cruise_m_s=cruise_m_s, max_angular_rad_s=0.06,
+                            gait_period_s=2.0 * math.pi * TSNAKE_STRIDE_M_PER_RAD / cruise_m_s, coast_m=0.03, coast_rad=0.02,
+                            travel_angle_left_rad=TSNAKE_TRAVEL_ANGLE_RAD['left'],
+                            travel_angle_right_rad=TSNAKE_TRAVEL_ANGLE_RAD['right'])
+    raise ValueError(f"robot '{robot}': choose cobra or tsnake")
 
 
 class CycleAverage:

@@ -1,0 +1,288 @@
+"""Navigate node: the `navigate_to_pose` action (cobra_interfaces/NavigateToPose) on odometry,
+publishing `cmd_vel` for the gait node's gait:=cmd_vel (a thin shell around
+cobra_gaits.goal_controller).
+
+Every `odom` message (stamp = the controller's time) updates the active goal's controller and
+publishes its twist; feedback goes out at most every feedback_period_s of odometry time, and each
+goal, feedback and result also as a cobra_interfaces/NavigationStatus on `navigation/status`
+(bags record it; rosbag2 records no hidden action topics). A goal ends:
+* reached: the controller stopped and settled (result CODE_REACHED, succeeded);
+* cancelled: a zero twist at once, result CODE_CANCELED (the gait ramps down to straight);
+* timed out (goal_timeout_s of odometry time) or no odometry for odom_timeout_s of wall time:
+  a zero twist, aborted with CODE_TIMED_OUT / CODE_NO_ODOMETRY;
+* a newer goal: the older one is aborted ('preempted'), as Nav2 does.
+Between goals the node publishes nothing, so a teleop may drive.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, fields
+from typing import Any
+
+from builtin_interfaces.msg import Duration as DurationMsg
+from geometry_msgs.msg import Pose, PoseStamped, Twist
+from nav_msgs.msg import Odometry
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
+
+from cobra_common.frames import frame_prefix_problem
+from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_gaits.cmd_vel import Twist2D
+from cobra_gaits.goal_controller import (GoalController, GoalMode, GoalSettings, GoalStatus, Phase,
+                                         robot_goal_settings)
+from cobra_interfaces.action import NavigateToPose
+from cobra_interfaces.msg import NavigationStatus
+
+ACTION_NAME = 'navigate_to_pose'
+STATUS_TOPIC = 'navigation/status'
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+ODOM_QOS = QoSProfile(depth=20, reliability=ReliabilityPolicy.RELIABLE)
+HOUSEKEEPING_PERIOD_S = 0.1  # cancel and odometry-timeout checks [s, wall]
+
+
+def declare_parameters(node: Node) -> dict[str, Any]:
+    """Declare every navigate_node parameter: the robot's controller defaults, overridable one by one."""
+    base = declare(node, {
+        'robot': ('cobra', describe('cobra | tsnake: the goal controller defaults (speeds, calibration)',
+                                    read_only=True)),
+        'frame_prefix': ('', describe('prefix of the odometry frame the goals are in (<prefix>odom)',
+                                      read_only=True)),
+        'goal_timeout_s': (300.0, describe('abort a goal after this long [s of odometry time]',
+                                           read_only=True, float_range=(1.0, 86400.0))),
+        'odom_timeout_s': (5.0, describe('abort a goal after this long without odometry [s, wall]',
+                                         read_only=True, float_range=(0.1, 600.0))),
+        'feedback_period_s': (0.2, describe('feedback and navigation/status period [s of odometry time]',
+                                            read_only=True, float_range=(0.01, 10.0))),
+    })
+    if base['robot'] not in ('cobra', 'tsnake'):
+        raise StartupError(f"robot '{base['robot']}': choose cobra or tsnake")
+    if problem := frame_prefix_problem(base['frame_prefix']):
+        raise StartupError(problem)
+    defaults = robot_goal_settings(base['robot'])
+    settings = declare(node, {field.name: (getattr(defaults, field.name), describe(
+        f'goal controller: {field.name} (cobra_gaits.goal_controller.GoalSettings)', read_only=True))
+        for field in fields(GoalSettings)})
+    try:
+        GoalSettings(**settings).validated()
+    except ValueError as error:
+        raise StartupError(str(error)) from error
+    return {**base, 'settings': settings}
+
+
+def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def duration_message(seconds: float) -> DurationMsg:
+    whole = math.floor(max(seconds, 0.0))
+    return DurationMsg(sec=int(whole), nanosec=int((max(seconds, 0.0) - whole) * 1e9))
+
+
+@dataclass
+class ActiveGoal:
+    handle: ServerGoalHandle
+    controller: GoalController
+    goal: PoseStamped
+    mode: int
+    done: Future
+    start_s: float | None = None  # odometry time of the first update
+    last_feedback_s: float = -math.inf
+    last_status: GoalStatus | None = None
+
+
+class NavigateNode(Node):
+    def __init__(self) -> None:
+        super().__init__('navigate_node')
+        p = declare_parameters(self)
+        self._settings = GoalSettings(**p['settings'])
+        self._frame = f"{p['frame_prefix']}odom"
+        self._goal_timeout_s = p['goal_timeout_s']
+        self._odom_timeout_s = p['odom_timeout_s']
+        self._feedback_period_s = p['feedback_period_s']
+        self._active: ActiveGoal | None = None
+        self._last_odom: tuple[float, float, float, float] | None = None  # (stamp, x, y, yaw)
+        self._last_odom_wall = time.monotonic()
+        self._cmd_vel = self.create_publisher(Twist, 'cmd_vel', RELIABLE)
+        self._status = self.create_publisher(NavigationStatus, STATUS_TOPIC, RELIABLE)
+        self.create_subscription(Odometry, 'odom', self._on_odom, ODOM_QOS)
+        self._server = ActionServer(self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
+                                    goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT)
+        self.create_timer(HOUSEKEEPING_PERIOD_S, self._housekeeping)
+        self.get_logger().info(f"navigate_to_pose ready: goals in '{self._frame}', cmd_vel from odom "
+                               f'(cruise {self._settings.cruise_m_s:g} m/s)')
+
+    def _on_goal(self, request: NavigateToPose.Goal) -> GoalResponse:
+        problem = self._goal_problem(request)
+        if problem:
+            self.get_logger().error(f'navigate_to_pose: goal refused: {problem}')
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _goal_problem(self, request: NavigateToPose.Goal) -> str | None:
+        frame = request.pose.header.frame_id
+        if frame not in ('', self._frame):
+            return f"frame '{frame}': goals are in '{self._frame}' (the odometry's frame); no TF lookup here"
+        position, orientation = request.pose.pose.position, request.pose.pose.orientation
+        values = [position.x, position.y, orientation.x, orientation.y, orientation.z, orientation.w,
+                  request.position_tolerance_m, request.heading_tolerance_rad]
+        if not all(math.isfinite(v) for v in values):
+            return 'non-finite pose or tolerance'
+        if request.mode not in (NavigateToPose.Goal.MODE_POSITION, NavigateToPose.Goal.MODE_HEADING,
+                                NavigateToPose.Goal.MODE_POSE):
+            return f'mode {request.mode}: use MODE_POSITION (0), MODE_HEADING (1) or MODE_POSE (2)'
+        if request.position_tolerance_m < 0.0 or request.heading_tolerance_rad < 0.0:
+            return 'negative tolerance'
+        if orientation.x == orientation.y == orientation.z == orientation.w == 0.0 and request.mode != 0:
+            return 'a heading goal needs a unit quaternion (all four components are 0)'
+        return None
+
+    async def _execute(self, handle: ServerGoalHandle) -> NavigateToPose.Result:
+        request: NavigateToPose.Goal = handle.request
+        if self._active is not None:
+            self._finish(NavigateToPose.Result.CODE_CANCELED, 'preempted by a newer goal', aborted=True)
+        orientation = request.pose.pose.orientation
+        settings = self._settings
+        if request.position_tolerance_m > 0.0:
+            settings = _replace(settings, position_tolerance_m=request.position_tolerance_m)
+        if request.heading_tolerance_rad > 0.0:
+            settings = _replace(settings, heading_tolerance_rad=request.heading_tolerance_rad)
+        yaw = yaw_from_quaternion(orientation.x, orientation.y, orientation.z, orientation.w) \
+            if request.mode != NavigateToPose.Goal.MODE_POSITION else 0.0
+        controller = GoalController(request.pose.pose.position.x, request.pose.pose.position.y, yaw,
+                                    GoalMode(request.mode), settings)
+        done = Future(executor=self.executor)
+        self._active = ActiveGoal(handle, controller, request.pose, request.mode, done)
+        self._last_odom_wall = time.monotonic()
+        self.get_logger().info(f'navigate_to_pose: goal ({request.pose.pose.position.x:.3f}, '
+                               f'{request.pose.pose.position.y:.3f}) yaw {math.degrees(yaw):.1f} deg, '
+                               f'mode {GoalMode(request.mode).name}')
+        self._publish_status(NavigationStatus.STATE_ACTIVE)
+        return await done
+
+    def _on_odom(self, message: Odometry) -> None:
+        stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        pose = message.pose.pose
+        yaw = yaw_from_quaternion(pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w)
+        self._last_odom = (stamp_s, pose.position.x, pose.position.y, yaw)
+        self._last_odom_wall = time.monotonic()
+        active = self._active
+        if active is None:
+            return
+        if active.handle.is_cancel_requested:
+            self._finish(NavigateToPose.Result.CODE_CANCELED, 'cancelled', canceled=True)
+            return
+        if active.start_s is None:
+            active.start_s = stamp_s
+        status = active.controller.update(*self._last_odom)
+        active.last_status = status
+        self._publish_twist(status.twist)
+        elapsed = stamp_s - active.start_s
+        if status.phase == Phase.DONE:
+            self._finish(NavigateToPose.Result.CODE_REACHED, 'reached')
+        elif elapsed > self._goal_timeout_s:
+            self._finish(NavigateToPose.Result.CODE_TIMED_OUT,
+                         f'not reached within goal_timeout_s {self._goal_timeout_s:g} s', aborted=True)
+        elif stamp_s - active.last_feedback_s >= self._feedback_period_s:
+            active.last_feedback_s = stamp_s
+            feedback = NavigateToPose.Feedback()
+            feedback.current_pose = self._estimate_pose(active, message.header.stamp)
+            feedback.distance_remaining_m = float(status.distance_m)
+            feedback.heading_error_rad = float(status.heading_error_rad)
+            feedback.navigation_time = duration_message(elapsed)
+            active.handle.publish_feedback(feedback)
+            self._publish_status(NavigationStatus.STATE_ACTIVE)
+
+    def _housekeeping(self) -> None:
+        active = self._active
+        if active is None:
+            return
+        if active.handle.is_cancel_requested:
+            self._finish(NavigateToPose.Result.CODE_CANCELED, 'cancelled', canceled=True)
+        elif time.monotonic() - self._last_odom_wall > self._odom_timeout_s:
+            self._finish(NavigateToPose.Result.CODE_NO_ODOMETRY,
+                         f'no odom for {self._odom_timeout_s:g} s: is the odometry (or sim) running?', aborted=True)
+
+    def _finish(self, code: int, text: str, aborted: bool = False, canceled: bool = False) -> None:
+        """End the active goal: a zero twist unless it was reached (its stop already ran), the result."""
+        active = self._active
+        if active is None:
+            return
+        if code != NavigateToPose.Result.CODE_REACHED:
+            self._publish_twist(Twist2D())
+        result = NavigateToPose.Result(code=code, message=text)
+        status = active.last_status
+        if status is not None:
+            result.distance_remaining_m = float(status.distance_m)
+            result.heading_error_rad = float(status.heading_error_rad)
+        if self._last_odom is not None and active.start_s is not None:
+            result.navigation_time = duration_message(self._last_odom[0] - active.start_s)
+        state = NavigationStatus.STATE_SUCCEEDED
+        if canceled:
+            active.handle.canceled()
+            state = NavigationStatus.STATE_CANCELED
+        elif aborted:
+            active.handle.abort()
+            state = NavigationStatus.STATE_ABORTED
+        else:
+            active.handle.succeed()
+        self._publish_status(state)
+        self._active = None
+        self.get_logger().info(f'navigate_to_pose: {text} (distance {result.distance_remaining_m:.3f} m, '
+                               f'heading error {math.degrees(result.heading_error_rad):.1f} deg)')
+        active.done.set_result(result)
+
+    def _estimate_pose(self, active: ActiveGoal, stamp: Any) -> PoseStamped:
+        pose = PoseStamped()
+        pose.header.stamp, pose.header.frame_id = stamp, self._frame
+        estimate = active.controller.filter.estimate()
+        if estimate is not None:
+            pose.pose.position.x, pose.pose.position.y = estimate[0], estimate[1]
+            pose.pose.orientation.z, pose.pose.orientation.w = math.sin(estimate[2] / 2), math.cos(estimate[2] / 2)
+        return pose
+
+    def _publish_twist(self, twist: Twist2D) -> None:
+        message = Twist()
+        message.linear.y, message.angular.z = float(twist.lateral_m_s), float(twist.angular_rad_s)
+        self._cmd_vel.publish(message)
+
+    def _publish_status(self, state: int) -> None:
+        active = self._active
+        if active is None:
+            return
+        message = NavigationStatus(state=state, goal=active.goal, mode=active.mode)
+        message.header.frame_id = self._frame
+        if self._last_odom is not None:
+            stamp_s = self._last_odom[0]
+            message.header.stamp.sec = int(stamp_s)
+            message.header.stamp.nanosec = int(round((stamp_s - int(stamp_s)) * 1e9)) % 1_000_000_000
+        estimate = active.controller.filter.estimate()
+        if estimate is not None:
+            message.estimate = Pose()
+            message.estimate.position.x, message.estimate.position.y = estimate[0], estimate[1]
+            message.estimate.orientation.z = math.sin(estimate[2] / 2)
+            message.estimate.orientation.w = math.cos(estimate[2] / 2)
+        status = active.last_status
+        if status is not None:
+            message.distance_remaining_m = float(status.distance_m) if math.isfinite(status.distance_m) else 0.0
+            message.heading_error_rad = float(status.heading_error_rad) \
+                if math.isfinite(status.heading_error_rad) else 0.0
+            message.cmd_vel.linear.y = float(status.twist.lateral_m_s)
+            message.cmd_vel.angular.z = float(status.twist.angular_rad_s)
+        self._status.publish(message)
+
+
+def _replace(settings: GoalSettings, **changes: float) -> GoalSettings:
+    return GoalSettings(**{**vars(settings), **changes}).validated()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(NavigateNode, args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
