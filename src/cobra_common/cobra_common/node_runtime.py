@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 import rclpy._rclpy_pybind11 as rcl
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.duration import Duration
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
@@ -29,8 +30,9 @@ from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
 from rclpy.subscription import Subscription
 
+from cobra_common import parameter_table
 from cobra_common.ros_entry import (STARTUP_ERROR_EXIT_CODE, SPIN_WAKE_PERIOD_S, StartupError,  # noqa: F401
-                                    deferred_stop, run_node, spin_node, stop_requested)
+                                    declare, deferred_stop, describe, run_node, spin_node, stop_requested)
 
 FLUSH_TIMEOUT_S = 1.0  # end of a finite run: longest wait for reliable subscribers to ack [s, wall]
 DRAIN_IDLE_ROUNDS = 3  # a drain ends after this many rounds in a row took nothing ...
@@ -64,6 +66,31 @@ def take_over_sim_time(node: Node) -> bool:
     if requested:
         node.set_parameters([Parameter('use_sim_time', value=False)])
     return requested
+
+
+def descriptor_of(spec: parameter_table.Parameter) -> ParameterDescriptor:
+    """Description, range, read-only flag and typing of one entry of a parameter table."""
+    numeric = not isinstance(spec.default, bool) and spec.minimum is not None and spec.maximum is not None
+    descriptor = describe(
+        spec.description, read_only=spec.read_only, allowed=spec.allowed,
+        float_range=(spec.minimum, spec.maximum) if numeric and isinstance(spec.default, float) else None,
+        int_range=(int(spec.minimum), int(spec.maximum)) if numeric and isinstance(spec.default, int) else None)
+    if spec.choices is not None and not spec.allowed:
+        descriptor.additional_constraints = f'one of {list(spec.choices)}'
+    descriptor.dynamic_typing = spec.dynamic_typing
+    return descriptor
+
+
+def declare_table(node: Node, table: Sequence[parameter_table.Parameter]) -> dict[str, Any]:
+    """Declare every parameter of `table` (ros_entry.declare: one StartupError for a refused value)."""
+    return declare(node, {spec.name: (spec.default, descriptor_of(spec)) for spec in table})
+
+
+def validate_update(table: Mapping[str, parameter_table.Parameter],
+                    parameters: Sequence[Parameter]) -> SetParametersResult:
+    """An on-set-parameters callback's answer: the table's reason for the first value it refuses."""
+    reason = parameter_table.first_problem(table, {p.name: p.value for p in parameters})
+    return SetParametersResult(successful=reason is None, reason=reason or '')
 
 
 def flush_publishers(node: Node, timeout_s: float = FLUSH_TIMEOUT_S) -> None:
