@@ -18,7 +18,8 @@ from pathlib import Path
 
 from cobra_description.robot_model import DEFAULT_ROBOT, RobotModelError, default_urdf_path, load_robot_model
 from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
-from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, available_gaits, load_gait_parameters
+from cobra_gaits.presets import (CMD_VEL_GAIT, CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, available_gaits,
+                                 load_gait_parameters)
 from cobra_gaits.sidewinding import DIRECTIONS, GaitError
 from cobra_gaits.trajectory_csv import read_trajectory_csv
 from cobra_sim.terrain import TERRAINS as TERRAIN_MODELS
@@ -55,7 +56,8 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    'simulation only)', ROBOTS),
     LaunchArgument('gait', 'gait1', 'gait preset from config/gait.yaml (gait1 = 0.4 Hz, '
                    'gait2 = 0.3 Hz; COBRA), csv (replay csv_file), lts (LTS twist gait lts_preset; '
-                   'robot:=tsnake) or tumble (tumbling latch; robot:=cobra)'),
+                   'robot:=tsnake), tumble (tumbling latch; robot:=cobra) or cmd_vel (follow '
+                   'geometry_msgs/Twist on cmd_vel, with the navigate_to_pose action; both robots)'),
     LaunchArgument('lts_preset', 'rolling', 'LTS gait for gait:=lts (seed 002)', LTS_PRESET_NAMES),
     LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
     LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
@@ -189,7 +191,7 @@ def check_robot_and_gait(robot: str, gait: str, use_sim: bool, slope_deg: float)
     if gait == TUMBLE_GAIT and robot != 'cobra':
         raise BringupError('gait:=tumble is the COBRA tumbling latch: use robot:=cobra '
                            '(or tumble.launch.py)')
-    if robot == 'tsnake' and gait not in (LTS_GAIT, CSV_GAIT):
+    if robot == 'tsnake' and gait not in (LTS_GAIT, CSV_GAIT, CMD_VEL_GAIT):
         raise BringupError(f'gait:={gait} is a COBRA sidewinding preset (pitch/yaw joints); the T-Snake '
                            'has dorsal/twist/lateral joints: use gait:=lts lts_preset:=conventional')
     if slope_deg != 0.0 and not use_sim:
@@ -369,7 +371,11 @@ def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duratio
                           files('state_publisher.yaml'),
                           {'use_sim_time': use_sim, **frame_prefix, **urdf},
                           arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
-    if robot == DEFAULT_ROBOT and gait not in (CSV_GAIT, LTS_GAIT):  # sidewinding: its predicted path
+    if gait == CMD_VEL_GAIT:  # the go-to-goal action, publishing cmd_vel from odom
+        nodes.append(NodeSpec('cobra_gaits', 'navigate_node', 'navigate_node', files('navigate.yaml'),
+                              {'use_sim_time': use_sim, 'robot': robot, **frame_prefix},
+                              arguments={'robot': 'robot', 'frame_prefix': 'frame_prefix'}))
+    if robot == DEFAULT_ROBOT and gait not in (CSV_GAIT, LTS_GAIT, CMD_VEL_GAIT):  # preset sidewinding: its path
         nodes.append(NodeSpec('cobra_gaits', 'path_forecast_node', 'path_forecast', files('path_forecast.yaml'),
                               {'use_sim_time': use_sim, **frame_prefix, **urdf},
                               arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))

@@ -163,7 +163,7 @@ def _declared_values(spec: NodeSpec, namespace: str, context: Any
 
 
 KNOWN_NODE_NAMES = ('logger', 'gait_node', 'sim_node', 'joint_driver', 'odometry', 'state_publisher',
-                    'path_forecast', 'dem_node')  # every mode's
+                    'path_forecast', 'dem_node', 'navigate_node')  # every mode's
 
 
 def section_pattern(key: str) -> re.Pattern[str]:

@@ -427,3 +427,19 @@ def test_a_setting_no_node_would_read_is_refused(launch_file, words, message):
 ])
 def test_settings_that_are_read_or_default_are_accepted(launch_file, words, full_config):
     assert node_set(parse_arguments([*words, 'record:=false'], launch_file), full_config, launch_file)
+
+
+@pytest.mark.parametrize('robot', ['cobra', 'tsnake'])
+def test_cmd_vel_gait_runs_the_navigate_node_instead_of_the_path_forecast(robot):
+    nodes = _nodes('use_sim:=true', f'robot:={robot}', 'gait:=cmd_vel', 'frame_prefix:=r1/')
+    names = [node.name for node in nodes]
+    assert 'navigate_node' in names and 'path_forecast' not in names
+    navigate = _by_name(nodes)['navigate_node']
+    assert (navigate.package, navigate.executable) == ('cobra_gaits', 'navigate_node')
+    assert navigate.parameters == {'use_sim_time': True, 'robot': robot, 'frame_prefix': 'r1/'}
+    assert _by_name(nodes)['gait_node'].parameters['gait'] == 'cmd_vel'
+
+
+def test_cmd_vel_gait_on_the_robot_uses_wall_time(full_config):
+    navigate = _by_name(_nodes('gait:=cmd_vel', config=full_config))['navigate_node']
+    assert navigate.parameters['use_sim_time'] is False

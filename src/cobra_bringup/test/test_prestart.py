@@ -170,3 +170,21 @@ def test_slope_deg_names_one_allowed_range_for_90_and_above(slope):
     with pytest.raises(BringupError) as error:
         _validate('use_sim:=true', 'record:=false', f'slope_deg:={slope}')
     assert '0 <= slope_deg < 90' in str(error.value) and '[0, 90]' not in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize('robot', ['cobra', 'tsnake'])
+def test_cmd_vel_gait_validates_for_both_robots(robot):
+    _, values = _validate('use_sim:=true', f'robot:={robot}', 'gait:=cmd_vel')
+    assert values['gait_node']['gait'] == 'cmd_vel' and values['navigate_node']['robot'] == robot
+
+
+@pytest.mark.parametrize('text, message', [
+    ('gait_node:\n  ros__parameters:\n    cmd_vel_max_taper: 0.8\n    amplitude_horizontal_rad: 0.9\n',
+     'gait_node: cmd_vel: the widest conical wave (1.620 rad'),  # 0.9 rad x 1.8 passes pi/2
+    ('navigate_node:\n  ros__parameters:\n    cruise_m_s: 0.0\n',
+     'navigate_node: goal controller setting cruise_m_s must be positive, got 0.0'),
+])
+def test_bad_cmd_vel_values_are_refused_before_start(tmp_path, text, message):
+    with pytest.raises(BringupError) as error:
+        _validate('use_sim:=true', 'gait:=cmd_vel', _params_file(tmp_path, text))
+    assert message in str(error.value)
