@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.spatial import ConvexHull
+from scipy.spatial import ConvexHull, QhullError
 
 from cobra_soil import (BodyGeometry, BulldozingParams, CollisionShape, CompliantGround, CompliantParams,
                         GridParams, ScmParams, ScmTerrain)
@@ -44,7 +44,7 @@ def patch_b_m(terrain: ScmTerrain) -> float:
         return math.nan
     try:
         hull = ConvexHull(points)
-    except Exception:   # scipy raises QhullError for collinear points
+    except QhullError:   # collinear points: no 2-D patch
         return math.nan
     return 2.0 * hull.volume / hull.area   # 2-D hull: volume = area, area = perimeter
 
@@ -345,11 +345,8 @@ def run_link_drag_across(params: ScmParams, speed_m_s: float = 0.01, distance_m:
 
 def link_params(params: ScmParams) -> ScmParams:
     """The soil file as the robot sees it (its spacing, bulldozing and numerics) on a 1 m patch."""
-    grid = replace(params.grid, size_x_m=1.0, size_y_m=1.0, center_xy_m=(0.0, 0.0))
-    if abs(round(1.0 / grid.spacing_m) * grid.spacing_m - 1.0) > 1e-9:
-        grid = replace(grid, size_x_m=round(1.0 / grid.spacing_m) * grid.spacing_m,
-                       size_y_m=round(1.0 / grid.spacing_m) * grid.spacing_m)
-    return replace(params, grid=grid)
+    size_m = round(1.0 / params.grid.spacing_m) * params.grid.spacing_m   # a whole number of cells
+    return replace(params, grid=replace(params.grid, size_x_m=size_m, size_y_m=size_m, center_xy_m=(0.0, 0.0)))
 
 
 # -------------------------------------------------------------------------- compliant block
