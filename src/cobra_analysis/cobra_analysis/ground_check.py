@@ -207,3 +207,50 @@ def robot_body_tracks(model: RobotModel | None, head_times_s: np.ndarray, head_p
         point = world[name][:, :3, :3] @ centre + world[name][:, :3, 3]
         tracks.append(BodyTrack(name, size, times, point))
     return tracks
+
+
+def _robot_model_named(robot: str) -> RobotModel | None:
+    """The shipped URDF of a robot name (custom_data cobra.robot), None when there is none."""
+    try:
+        from cobra_description.robot_model import default_urdf_path, load_robot_model
+        return load_robot_model(default_urdf_path(robot))
+    except Exception:   # noqa: BLE001 (no URDF: the head track alone is checked)
+        return None
+
+
+def _head_orientation(path: Path, topic: str) -> tuple[np.ndarray, np.ndarray]:
+    """(header stamps [s], quaternions x, y, z, w) of the head track's odometry messages."""
+    from cobra_common.bags import open_bag, stamp_s
+    times, quaternions = [], []
+    with open_bag(path) as reader:
+        connections = [c for c in reader.connections if c.topic == topic]
+        for connection, _, raw in reader.messages(connections=connections):
+            message = reader.deserialize(raw, connection.msgtype)
+            times.append(stamp_s(message.header.stamp))
+            q = message.pose.pose.orientation
+            quaternions.append((q.x, q.y, q.z, q.w))
+    return np.array(times), np.array(quaternions).reshape(-1, 4)
+
+
+def bag_ground_problems(bag: object) -> list[str]:
+    """The check for a simulated run read by cobra_analysis.bag_reader (a BagData): the ground
+    plane from its custom_data, the head from its ground-truth track, the links by forward
+    kinematics with the URDF of its cobra.robot (head orientation read again from the bag: the
+    report keeps only the yaw) and its joint_states. Robot bags (no ground truth) are not checked:
+    a VIO odom frame is not level with the ground."""
+    head = getattr(bag, 'head', None)
+    if head is None or not str(head.topic).strip('/').endswith('ground_truth/odom'):
+        return []
+    custom_data = getattr(bag, 'custom_data', {}) or {}
+    model = _robot_model_named(custom_data['cobra.robot']) if custom_data.get('cobra.robot') else None
+    quaternion = None
+    if model is not None:
+        times, quaternions = _head_orientation(Path(bag.path), head.topic)
+        if len(times) == len(head.times_s):
+            quaternion = quaternions
+    joints = getattr(bag, 'joint_states', None)
+    tracks = robot_body_tracks(model, head.times_s, head.position_m, quaternion,
+                               joints.times_s if joints is not None else None,
+                               joints.names if joints is not None else (),
+                               joints.position_rad if joints is not None else None)
+    return sunk_body_problems(tracks, ground_from_custom_data(custom_data))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the heavy imports (matplotlib, evo, rosbags) wait until a r
     from cobra_analysis.analysis import BagAnalysis
 
 EXIT_BAD_INPUT = 2
+EXIT_RUN_WENT_WRONG = 1  # the report was written, but a run's bodies went through or off the ground
 
 
 class ReportInputError(ValueError):
@@ -352,6 +353,8 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
     metrics = {'provenance': provenance, 'bags': [bag_metrics(a) for a in analyses],
                'comparisons': comparison_json, 'performance_ratio': ratio_json,
                'performance_ratio_absent': no_ratio, 'figures': figures_by_bag}
+    from cobra_analysis.ground_check import bag_ground_problems  # bodies through or off the ground (issue 17)
+    metrics['ground_problems'] = {a.label: bag_ground_problems(a.bag) for a in analyses}
     index_rows = ''.join(
         f'<tr><td><a href="#{a.label}">{html.escape(a.label)}</a></td><td>{html.escape(a.bag_class)}</td>'
         f'<td>{html.escape(a.gait_id)}</td><td>{a.bag.duration_s:.1f}</td>'
@@ -438,7 +441,10 @@ def main(argv: list[str] | None = None) -> int:
     absent = sum(len(b['absent']) for b in metrics['bags'])
     print(f"report: {arguments.out / 'index.html'} ({len(metrics['bags'])} bag(s), "
           f"{len(metrics['comparisons'])} comparison(s), {absent} section(s) absent: see the page)")
-    return 0
+    sunk = [f'{label}: {line}' for label, lines in metrics['ground_problems'].items() for line in lines]
+    for line in sunk:
+        print(line, file=sys.stderr)
+    return EXIT_RUN_WENT_WRONG if sunk else 0
 
 
 if __name__ == '__main__':
