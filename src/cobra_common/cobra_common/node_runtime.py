@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
@@ -30,7 +30,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
 from rclpy.subscription import Subscription
 
-from cobra_common import parameter_table
+from cobra_common.config_check import Setting
 from cobra_common.ros_entry import (STARTUP_ERROR_EXIT_CODE, SPIN_WAKE_PERIOD_S, StartupError,  # noqa: F401
                                     declare, deferred_stop, describe, run_node, spin_node, stop_requested)
 
@@ -68,29 +68,39 @@ def take_over_sim_time(node: Node) -> bool:
     return requested
 
 
-def descriptor_of(spec: parameter_table.Parameter) -> ParameterDescriptor:
-    """Description, range, read-only flag and typing of one entry of a parameter table."""
-    numeric = not isinstance(spec.default, bool) and spec.minimum is not None and spec.maximum is not None
+def descriptor_of(setting: Setting, read_only: bool, allowed: str = '',
+                  dynamic_typing: bool = False) -> ParameterDescriptor:
+    """Description, range, read-only flag and typing of one row of a parameter table
+    (cobra_common.config_check); `allowed` states the accepted values in words where the range
+    cannot (an open end), for the error messages."""
+    numeric = not isinstance(setting.default, bool) and setting.minimum is not None and setting.maximum is not None
     descriptor = describe(
-        spec.description, read_only=spec.read_only, allowed=spec.allowed,
-        float_range=(spec.minimum, spec.maximum) if numeric and isinstance(spec.default, float) else None,
-        int_range=(int(spec.minimum), int(spec.maximum)) if numeric and isinstance(spec.default, int) else None)
-    if spec.choices is not None and not spec.allowed:
-        descriptor.additional_constraints = f'one of {list(spec.choices)}'
-    descriptor.dynamic_typing = spec.dynamic_typing
+        setting.description, read_only=read_only, allowed=allowed,
+        float_range=(setting.minimum, setting.maximum) if numeric and isinstance(setting.default, float) else None,
+        int_range=(int(setting.minimum), int(setting.maximum)) if numeric and isinstance(setting.default, int) else None)
+    if setting.choices is not None and not allowed:
+        descriptor.additional_constraints = f'one of {list(setting.choices)}'
+    descriptor.dynamic_typing = dynamic_typing
     return descriptor
 
 
-def declare_table(node: Node, table: Sequence[parameter_table.Parameter]) -> dict[str, Any]:
-    """Declare every parameter of `table` (ros_entry.declare: one StartupError for a refused value)."""
-    return declare(node, {spec.name: (spec.default, descriptor_of(spec)) for spec in table})
+def declare_table(node: Node, table: Sequence[Setting], runtime: Collection[str],
+                  allowed: Mapping[str, str] | None = None, dynamic: Collection[str] = ()) -> dict[str, Any]:
+    """Declare every row of `table` (read-only unless named in `runtime`; ros_entry.declare: one
+    StartupError for a refused value); `allowed` and `dynamic` by name, as descriptor_of takes them."""
+    allowed = allowed or {}
+    return declare(node, {setting.name: (setting.default, descriptor_of(
+        setting, setting.name not in runtime, allowed.get(setting.name, ''), setting.name in dynamic))
+        for setting in table})
 
 
-def validate_update(table: Mapping[str, parameter_table.Parameter],
-                    parameters: Sequence[Parameter]) -> SetParametersResult:
-    """An on-set-parameters callback's answer: the table's reason for the first value it refuses."""
-    reason = parameter_table.first_problem(table, {p.name: p.value for p in parameters})
-    return SetParametersResult(successful=reason is None, reason=reason or '')
+def validate_update(table: Mapping[str, Setting], parameters: Sequence[Parameter]) -> SetParametersResult:
+    """An on-set-parameters callback's answer: the table's text for the first value it refuses."""
+    for parameter in parameters:
+        setting = table.get(parameter.name)
+        if setting is not None and (problem := setting.problem(parameter.value)) is not None:
+            return SetParametersResult(successful=False, reason=problem)
+    return SetParametersResult(successful=True)
 
 
 def flush_publishers(node: Node, timeout_s: float = FLUSH_TIMEOUT_S) -> None:

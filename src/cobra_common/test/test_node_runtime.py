@@ -18,7 +18,9 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 
 from cobra_common.cdr import leading_stamp_ns
-from cobra_common.node_runtime import NO_WAIT, NodeLoop, Wait, take_all, take_over_sim_time
+from cobra_common.config_check import Setting, by_name
+from cobra_common.node_runtime import (NO_WAIT, NodeLoop, Wait, declare_table, take_all, take_over_sim_time,
+                                       validate_update)
 from cobra_common.ros_testing import spin_until
 
 QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
@@ -153,3 +155,21 @@ def test_a_signal_ends_the_loop_after_its_step_and_the_drain_takes_what_was_queu
         assert result.stdout.splitlines() == ['step completed after the signal',
                                               'stopped after 3 steps, until=False, drained 5'], result.stderr
         assert 'Traceback' not in result.stderr
+
+
+def test_a_table_declares_its_rows_and_refuses_a_run_time_value_with_the_tables_text(ros_node):
+    table = (Setting('rate_hz', 100.0, 'rate [Hz]', 1.0, 1000.0), Setting('mode', 'auto', 'mode', choices=('auto', 'on')),
+             Setting('seed', 0, 'seed'))
+    node = Node('table_probe', context=ros_node.context)
+    try:
+        values = declare_table(node, table, runtime={'mode'})
+        assert values == {'rate_hz': 100.0, 'mode': 'auto', 'seed': 0}
+        assert node.describe_parameter('rate_hz').read_only
+        assert node.describe_parameter('rate_hz').floating_point_range[0].to_value == 1000.0
+        node.add_on_set_parameters_callback(lambda parameters: validate_update(by_name(table), parameters))
+        refused = node.set_parameters([Parameter('mode', value='sometimes')])[0]
+        assert not refused.successful
+        assert refused.reason.startswith("parameter 'mode' = 'sometimes' is invalid: must be one of ['auto', 'on']")
+        assert node.set_parameters([Parameter('mode', value='on')])[0].successful
+    finally:
+        node.destroy_node()

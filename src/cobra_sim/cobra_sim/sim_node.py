@@ -34,7 +34,8 @@ from cobra_sim.latch_service import latch_request
 from cobra_sim.lockstep import control_periods_per_command
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.scheduler import Phase, Scheduler, SchedulerConfig
-from cobra_sim.sim_config import PARAMETER_BY_NAME, PARAMETERS, check_parameters
+from cobra_sim.sim_config import (ALLOWED, DYNAMIC_TYPING, PARAMETER_BY_NAME, PARAMETERS, RUNTIME_PARAMETERS,
+                                  check_parameters)
 from cobra_sim.sim_outputs import SimOutputs
 from cobra_sim.terrain import make_terrain
 
@@ -48,7 +49,7 @@ WARNING_PERIOD_S = 5.0
 
 def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every sim_node parameter (sim_config.PARAMETERS); StartupError for combinations that cannot run."""
-    return check_parameters(declare_table(node, PARAMETERS))
+    return check_parameters(declare_table(node, PARAMETERS, RUNTIME_PARAMETERS, ALLOWED, DYNAMIC_TYPING))
 
 
 class SimNode(Node):

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from cobra_common.errors import StartupError
-from cobra_common.parameter_table import validate
-from cobra_sim.sim_config import PARAMETER_BY_NAME, PARAMETERS, check_parameters
+from cobra_sim.sim_config import PARAMETER_BY_NAME, PARAMETERS, RUNTIME_PARAMETERS, check_parameters
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 
@@ -36,8 +35,9 @@ def test_combinations_that_cannot_run_are_one_startup_error(overrides, message):
 
 
 def test_run_time_updates_are_refused_with_the_reason_by_the_same_table():
-    assert validate(PARAMETER_BY_NAME['real_time_factor'], 2.0) is None
-    assert validate(PARAMETER_BY_NAME['real_time_factor'], -1.0) == 'real_time_factor must be >= 0.0, got -1.0'
-    runtime = {spec.name for spec in PARAMETERS if not spec.read_only}
-    assert runtime == {'latch_capture_distance_m', 'duration_s', 'real_time_factor', 'command_timeout_s',
-                       'imu_gyro_noise_rad_s', 'imu_accel_noise_m_s2', 'odom_noise_m'}
+    assert PARAMETER_BY_NAME['real_time_factor'].problem(2.0) is None
+    assert PARAMETER_BY_NAME['real_time_factor'].problem(-1.0) == (
+        "parameter 'real_time_factor' = -1.0 is invalid: must be a number in [0.0, 1000.0]; "
+        'give real_time_factor a number in [0.0, 1000.0]')
+    assert PARAMETER_BY_NAME['slope_deg'].problem(90.0) is not None  # the open end
+    assert RUNTIME_PARAMETERS <= set(PARAMETER_BY_NAME)
