@@ -15,7 +15,10 @@ published at its default period; twice: alone with the robot lying still ('settl
 'reached duration_s'), and sidewinding with the gait node (gait1) and the logger recording
 everything, in lockstep ('peers present' -> 'reached duration_s'; peers not pinned).
 
-Targets (issue 8): engine RTF >= 5 at Δ = 0.02 m, >= 2 at Δ = 0.01 m (one core); node >= 2.
+Targets: engine RTF >= 10 at Δ = 0.02 m (issue 17: with the shear that holds still and the soil
+without an edge), >= 2 at Δ = 0.01 m (issue 8), one core; node >= 2. On the shared machine the
+RTF moves with the load: the ratio of each terrain's step to the rigid engine's, measured in the
+same rounds, is the figure to compare (RTF 10 is SCM/rigid <= 3.7 at the unloaded rigid 27 µs).
 
 Run:  .venv/bin/python scripts/bench/terrain_bench.py [--seconds 10] [--rounds 2] [--node-seconds 10]
 """
@@ -211,8 +214,9 @@ def main() -> int:
               f"{result.phases_s['ray_casting'] * 1e6:6.1f} {result.phases_s['soil_update'] * 1e6:6.1f} "
               f"{result.phases_s['bulldozing'] * 1e6:8.1f} {result.rtf:6.2f} {result.step_s / rigid.step_s:8.2f} "
               f'{result.lateral_m:9.3f}')
-    print(f"targets: scm 0.02 m RTF {best['scm 0.02 m'].rtf:.1f} (>= 5), scm 0.01 m RTF "
-          f"{best['scm 0.01 m'].rtf:.1f} (>= 2)")
+    scm = best['scm 0.02 m']
+    print(f"targets: scm 0.02 m RTF {scm.rtf:.1f} (>= 10; {scm.step_s / rigid.step_s:.2f} x the rigid step in the "
+          f"same rounds), scm 0.01 m RTF {best['scm 0.01 m'].rtf:.1f} (>= 2)")
     if args.node_seconds > 0.0:
         for with_gait, what in ((False, 'alone, robot at rest'), (True, 'sidewinding, gait + logger, lockstep')):
             runs: dict[str, list[float]] = {'rigid': [], 'scm': []}

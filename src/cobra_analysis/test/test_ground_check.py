@@ -40,8 +40,9 @@ def test_links_are_placed_by_forward_kinematics_from_the_head_pose_and_joint_sta
     angles = {name: 0.3 * ((-1) ** k) * (k + 1) / len(joints) for k, name in enumerate(joints)}
     head_rotation = Rotation.from_euler('xyz', [0.2, -0.4, 1.1])
     head_position = np.array([[1.0, -2.0, 0.3]])
+    joint_rows = np.array([[angles[name] for name in joints], np.zeros(len(joints))])   # at 4.9 s and 5.1 s
     tracks = robot_body_tracks(COBRA, np.array([5.0]), head_position, head_rotation.as_quat()[None],
-                               np.array([4.9, 5.1]), joints, np.array([[angles[n] for n in joints], np.zeros(len(joints))]))
+                               np.array([4.9, 5.1]), joints, joint_rows)
     sizes = body_sizes_m(COBRA)
     assert {track.name for track in tracks} == set(sizes) and 'head_link' in sizes
     head = np.eye(4)
