@@ -286,8 +286,10 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         bag = read_bag(path)
         analyses.append(analyse_bag(bag, label, class_by, override.bag_class if override else None,
                                     override.gait if override else None, frequency_hz))
+    from cobra_analysis.velocity_tracking import section as velocity_section
     body = []
     figures_by_bag: dict[str, dict[str, str]] = {}
+    velocity_by_bag: dict[str, dict[str, Any] | None] = {}
     for analysis in analyses:
         figures: dict[str, str] = {}
         if analysis.bag.head is not None:
@@ -306,6 +308,9 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
             figures['twist'] = plots.twist_power(analysis, out_dir)
         figures_by_bag[analysis.label] = figures
         body.append(bag_html(analysis, figures))
+        velocity_html, velocity_by_bag[analysis.label] = velocity_section(  # gait:=cmd_vel runs (issue 20)
+            analysis.bag.path, analysis.bag.head, out_dir, analysis.label)
+        body.append(velocity_html)
     compared = comparisons(analyses)
     ratios, no_ratio = performance_ratios(analyses)
     body.append('<h2>Between runs of the same gait</h2>')
@@ -355,6 +360,7 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
                'performance_ratio_absent': no_ratio, 'figures': figures_by_bag}
     from cobra_analysis.ground_check import bag_ground_problems  # bodies through or off the ground (issue 17)
     metrics['ground_problems'] = {a.label: bag_ground_problems(a.bag) for a in analyses}
+    metrics['velocity_tracking'] = velocity_by_bag  # commanded against achieved velocity, None without cmd_vel
     index_rows = ''.join(
         f'<tr><td><a href="#{a.label}">{html.escape(a.label)}</a></td><td>{html.escape(a.bag_class)}</td>'
         f'<td>{html.escape(a.gait_id)}</td><td>{a.bag.duration_s:.1f}</td>'
