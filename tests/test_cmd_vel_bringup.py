@@ -1,0 +1,65 @@
+"""gait:=cmd_vel through the pip-mode runner in simulation (needs the colcon install, scripts/setup.sh):
+the navigate node drives COBRA to a goal through the navigate_to_pose action, and the bag holds
+cmd_vel and the goal's navigation/status as the logger recorded them.
+
+Unpaced (lockstep, judged by sim stamps): the navigate node is outside the lockstep, so on a loaded
+machine its cmd_vel may reach the gait later in sim time than on the robot; the run's parameter
+file gives cmd_vel_timeout_s 3 s so that such a delay is not taken for a stale cmd_vel.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import rclpy
+from nav_msgs.msg import Odometry
+from rclpy.action import ActionClient
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from cobra_common.bags import connections_named, open_bag
+from cobra_interfaces.action import NavigateToPose
+from cobra_interfaces.msg import NavigationStatus
+
+
+def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runner, ros_node, tmp_path):
+    params = tmp_path / 'params.yaml'
+    params.write_text('/**/gait_node:\n  ros__parameters:\n    cmd_vel_timeout_s: 3.0\n')
+    bag = tmp_path / 'bag'
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=cmd_vel', 'duration:=40',
+                           'real_time_factor:=0', f'params_file:={params}', f'bag_path:={bag}')
+    try:
+        odometry: list[Odometry] = []
+        ros_node.create_subscription(Odometry, 'ground_truth/odom', odometry.append,
+                                     QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        client = ActionClient(ros_node, NavigateToPose, 'navigate_to_pose')
+        assert client.wait_for_server(timeout_sec=120.0), process.stdout.read() if process.poll() is not None else ''
+        deadline = time.monotonic() + 120.0
+        while not odometry and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        start = odometry[-1].pose.pose.position
+        request = NavigateToPose.Goal(mode=NavigateToPose.Goal.MODE_POSITION)
+        request.pose.header.frame_id = 'odom'
+        request.pose.pose.position.x, request.pose.pose.position.y = start.x, start.y + 0.6  # to the body's left
+        sent = client.send_goal_async(request)
+        deadline = time.monotonic() + 60.0
+        while not sent.done() and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        assert sent.result().accepted
+        result_future = sent.result().get_result_async()
+        deadline = time.monotonic() + 300.0
+        while not result_future.done() and time.monotonic() < deadline and process.poll() is None:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        result = result_future.result().result
+        assert result.code == NavigateToPose.Result.CODE_REACHED, result
+        end = odometry[-1].pose.pose.position
+        assert math.hypot(end.x - start.x, end.y - start.y - 0.6) < 0.15
+    finally:
+        output, _ = process.communicate(timeout=400)
+    assert process.returncode == 0, output
+    assert 'Traceback' not in output and 'PROBLEM' not in output
+    with open_bag(bag) as reader:
+        assert sum(c.msgcount for c in connections_named(reader, 'cmd_vel')) > 100
+        status = connections_named(reader, 'navigation/status')
+        states = [reader.deserialize(raw, c.msgtype).state for c, _, raw in reader.messages(connections=status)]
+    assert states[0] == NavigationStatus.STATE_ACTIVE and states[-1] == NavigationStatus.STATE_SUCCEEDED
