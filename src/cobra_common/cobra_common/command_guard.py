@@ -17,10 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:  # annotations only: cobra_description's nodes depend on cobra_common, not back
-    from cobra_description.robot_model import Joint
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -29,6 +26,28 @@ class CommandVerdict:
     cause: str | None = None  # short key of the rejection cause
     detail: str = ''
     velocities_rad_s: dict[str, float] | None = None  # the optional feed-forward, when given
+
+
+class JointLimits(Protocol):
+    @property
+    def lower_rad(self) -> float: ...
+
+    @property
+    def upper_rad(self) -> float: ...
+
+
+class Joint(Protocol):
+    """What the guard reads of a URDF joint (cobra_description.robot_model.Joint has it; cobra_common
+    sits below cobra_description and does not import it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def limits(self) -> JointLimits | None: ...
 
 
 class JointCommandMessage(Protocol):

@@ -8,13 +8,9 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from cobra_common.rotations import matrix_from_quaternion
-
-if TYPE_CHECKING:
-    from cobra_dem.scenario import BodySpec
 
 BODY_KINDS = ('wheel', 'cobra_loop')
 WHEEL_MESH_SEGMENTS = 180
@@ -162,13 +158,45 @@ class BodyShape:
 
 # --- construction --------------------------------------------------------------------------------
 
-def body_shape(body: 'BodySpec') -> BodyShape:
+@dataclass(frozen=True)
+class BodySpec:
+    """The tumbling body: the thesis's rigid wheel (§21; axis y, rolling downslope along +x) or the
+    latched COBRA loop from the URDF (kind cobra_loop: mass, inertia and shape from the URDF at the
+    tumble gait's curl pose; radius_m, width_m, mass_kg and inertia_yy_of_m_r2 describe the wheel
+    only). Geometry, mass properties and rolling radius: `shape` (cobra_dem.body)."""
+
+    kind: str = 'wheel'                       # wheel | cobra_loop
+    urdf: str = ''                            # cobra_loop: URDF path ('' = COBRA's installed URDF)
+    radius_m: float = 0.20
+    width_m: float = 0.12
+    mass_kg: float = 6.0
+    inertia_yy_of_m_r2: float = 0.75
+    motion: str = 'prescribed'                # prescribed: omega fixed, translation free; free
+    angular_speed_rad_s: float = math.pi / 4.0
+    start_x_m: float = 0.15
+    settle_time_s: float = 0.1                # on the level bed, no spin, before slope and motion
+    sphere_radius_m: float = 0.02             # rim spheres of the LAMMPS wheel
+    sphere_spacing_m: float = 0.015           # rim / loop-capsule sphere spacing of the LAMMPS body
+
+    @property
+    def shape(self) -> BodyShape:
+        """Mass, principal inertia, contact geometry and rolling radius (cached per spec)."""
+        return body_shape(self)
+
+    @property
+    def reference_speed_m_s(self) -> float:
+        """v_ref = omega_r r (r: the rolling radius, the wheel's radius or the loop's perimeter / 2 pi)."""
+        return self.angular_speed_rad_s * self.shape.rolling_radius_m
+
+
+
+def body_shape(body: BodySpec) -> BodyShape:
     """The BodyShape of a scenario's body spec (cached: the loop's curl is a least-squares solve)."""
     return _body_shape(body)
 
 
 @functools.lru_cache(maxsize=16)
-def _body_shape(body: 'BodySpec') -> BodyShape:
+def _body_shape(body: BodySpec) -> BodyShape:
     if body.kind == 'wheel':
         return wheel_shape(body)
     if body.kind == 'cobra_loop':
@@ -176,7 +204,7 @@ def _body_shape(body: 'BodySpec') -> BodyShape:
     raise BodyError(f'body.kind = {body.kind!r} is unknown: use one of {", ".join(BODY_KINDS)}')
 
 
-def wheel_shape(body: 'BodySpec') -> BodyShape:
+def wheel_shape(body: BodySpec) -> BodyShape:
     """The thesis §21 wheel from the spec's radius, width, mass and I_yy / (m r^2)."""
     ixx = body.mass_kg * (0.4 * body.radius_m ** 2 + body.width_m ** 2 / 12.0)
     iyy = body.inertia_yy_of_m_r2 * body.mass_kg * body.radius_m ** 2
@@ -185,7 +213,7 @@ def wheel_shape(body: 'BodySpec') -> BodyShape:
                      sphere_radius_m=body.sphere_radius_m, sphere_spacing_m=body.sphere_spacing_m)
 
 
-def cobra_loop_shape(body: 'BodySpec') -> BodyShape:
+def cobra_loop_shape(body: BodySpec) -> BodyShape:
     """COBRA's URDF (or body.urdf) at the latched curl pose, as one rigid body (module docstring)."""
     from cobra_description.robot_model import RobotModelError, load_robot_model
     from cobra_gaits.curl_pose import CurlPoseError, curl_pose

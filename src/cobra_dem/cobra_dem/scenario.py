@@ -13,14 +13,13 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import yaml
 from cobra_common.config_check import ConfigError, Setting
 
-if TYPE_CHECKING:
-    from cobra_dem.body import BodyShape
+from cobra_dem.body import BODY_KINDS, BodyError, BodySpec
 
 GRAVITY_M_S2 = 9.8   # thesis §21
 TIME_STEP_LIMIT_OF_RAYLEIGH = 0.3
@@ -38,7 +37,7 @@ SETTINGS = (
     Setting('backend', choices=BACKENDS),
     Setting('slope_deg', minimum=0.0, maximum=90.0, maximum_open=True,
             note='a slope of 90 deg or more has no bed to rest on; the thesis uses 24'),
-    Setting('body.kind', choices=('wheel', 'cobra_loop'),
+    Setting('body.kind', choices=BODY_KINDS,
             note='"wheel": the thesis\'s rigid wheel, "cobra_loop": the latched COBRA loop from the URDF'),
     Setting('body.motion', choices=('prescribed', 'free'), note='"prescribed": omega_r fixed'),
     *(Setting(name, minimum=0.0, minimum_open=True)
@@ -78,38 +77,6 @@ class BedSpec:
     def clump_extent_m(self) -> float:
         """Diameter of the clump's bounding sphere."""
         return 2.0 * self.sphere_radius_m * (1.0 + self.clump_spacing_of_radius / math.sqrt(3.0))
-
-
-@dataclass(frozen=True)
-class BodySpec:
-    """The tumbling body: the thesis's rigid wheel (§21; axis y, rolling downslope along +x) or the
-    latched COBRA loop from the URDF (kind cobra_loop: mass, inertia and shape from the URDF at the
-    tumble gait's curl pose; radius_m, width_m, mass_kg and inertia_yy_of_m_r2 describe the wheel
-    only). Geometry, mass properties and rolling radius: `shape` (cobra_dem.body)."""
-
-    kind: str = 'wheel'                       # wheel | cobra_loop
-    urdf: str = ''                            # cobra_loop: URDF path ('' = COBRA's installed URDF)
-    radius_m: float = 0.20
-    width_m: float = 0.12
-    mass_kg: float = 6.0
-    inertia_yy_of_m_r2: float = 0.75
-    motion: str = 'prescribed'                # prescribed: omega fixed, translation free; free
-    angular_speed_rad_s: float = math.pi / 4.0
-    start_x_m: float = 0.15
-    settle_time_s: float = 0.1                # on the level bed, no spin, before slope and motion
-    sphere_radius_m: float = 0.02             # rim spheres of the LAMMPS wheel
-    sphere_spacing_m: float = 0.015           # rim / loop-capsule sphere spacing of the LAMMPS body
-
-    @property
-    def shape(self) -> 'BodyShape':
-        """Mass, principal inertia, contact geometry and rolling radius (cached per spec)."""
-        from cobra_dem.body import body_shape
-        return body_shape(self)
-
-    @property
-    def reference_speed_m_s(self) -> float:
-        """v_ref = omega_r r (r: the rolling radius, the wheel's radius or the loop's perimeter / 2 pi)."""
-        return self.angular_speed_rad_s * self.shape.rolling_radius_m
 
 
 @dataclass(frozen=True)
@@ -207,7 +174,6 @@ class Scenario:
                 f'grains larger than the bed: a clump is {extent * 1e3:.1f} mm across but the bed is '
                 f'{self.bed.length_m} x {self.bed.width_m} x {self.bed.depth_m} m; make bed.sphere_radius_m '
                 'smaller or the bed (length_m, width_m, depth_m) larger')
-        from cobra_dem.body import BodyError
         try:
             shape = self.body.shape
         except BodyError as error:

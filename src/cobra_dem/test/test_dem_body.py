@@ -134,7 +134,7 @@ def test_loop_scenario_file_extends_the_wheel_one() -> None:
 def test_bad_bodies_are_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r'bed.length_m = 0.3 is too short for the cobra_loop, whose lowest clump layer alone spans 0.399 m.*make it > 0.425 m'):
         scenario_from_dict({'body': {'kind': 'cobra_loop'}, 'bed': {'length_m': 0.3}}).validate()
-    with pytest.raises(ScenarioError, match='body.kind = .barrel.: use "wheel"'):
+    with pytest.raises(ScenarioError, match=r"'body.kind' = 'barrel' is invalid: must be one of \['wheel', 'cobra_loop'\] \(\"wheel\""):
         scenario_from_dict({'body': {'kind': 'barrel'}}).validate()
     boxed = tmp_path / 'boxed.urdf'
     text = default_urdf_path().read_text()

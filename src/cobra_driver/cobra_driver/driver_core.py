@@ -30,7 +30,8 @@ from cobra_driver.dynamixel_bus import (
     BusError, DynamixelBus, PortUnavailableError, ReadResult, check_latency_timer, sync_read_bytes,
     sync_write_bytes,
 )
-from cobra_driver.health import CpuMeter, DiagnosticEntry, ServoHealth, build_diagnostics, record_failure
+from cobra_driver.health import (CommandsStatus, CpuMeter, DiagnosticEntry, DriverStatus, ServoHealth, ServoStatus,
+                                 build_diagnostics, record_failure)
 from cobra_driver.joint_map import RAD_PER_TICK, RAD_S_PER_VELOCITY_UNIT, JointServo
 from cobra_driver.latch import LatchController, LatchStatus
 from cobra_driver.loop_timing import DeadlineScheduler, TimingWindow
@@ -148,7 +149,8 @@ class JointDriver:
 
     @property
     def latch_status(self) -> LatchStatus:
-        return self.latch.refresh()
+        """The latch's state, frozen, refreshed by the loop thread (the only one that touches it)."""
+        return self.call(self.latch.refresh)  # type: ignore[return-value]
 
     @property
     def active_ids(self) -> tuple[int, ...]:
@@ -598,6 +600,28 @@ class JointDriver:
             self._close_bus()
             self.state = 'stopped'
 
-    # -- diagnostics ----------------------------------------------------------------------
+    # -- status and diagnostics -----------------------------------------------------------
+    def status(self) -> DriverStatus:
+        """Everything the diagnostics need, frozen; run it on the loop thread (`call`)."""
+        cfg = self.config
+        commands = self.commands
+        return DriverStatus(
+            port=cfg.port, baud_rate=cfg.baud_rate, state=self.state, disconnect_reason=self.disconnect_reason,
+            fast_sync_read=self.fast_sync_read, torque_enabled=self.torque_enabled, cycles=self.cycles,
+            missed_deadlines=self.scheduler.missed_deadlines if self.scheduler else 0,
+            read_failures=self.read_failures, read_retries=self.read_retries, bytes_per_cycle=self.bytes_per_cycle,
+            expected_bytes_per_cycle=self.expected_bytes_per_cycle(len(self.active_ids)),
+            bus_budget=self.bus_budget, cpu_percent=self.cpu.update(),
+            move_to_start_active=self.move_to_start.active, latency_timer_ms=self.latency_timer_ms,
+            timing_periods_s=tuple(self.timing.periods_s), timing_bus_s=tuple(self.timing.bus_s),
+            consecutive_silent_cycles=self.consecutive_silent_cycles, fault_after_failures=cfg.fault_after_failures,
+            commands=CommandsStatus(commands.accepted, tuple(sorted(commands.rejected.items())),
+                                    commands.is_stale(time.monotonic()), commands.guard.clamped),
+            servos=tuple(ServoStatus.of(self.label(servo), servo.model.name, self.health[servo.servo_id])
+                         for servo in self.servos),
+            latch=self.latch.refresh() if cfg.latch is not None else None)
+
     def diagnostics(self) -> list[DiagnosticEntry]:
-        return build_diagnostics(self)
+        """Built, on the calling thread, from the frozen status the loop thread hands over between
+        two cycles (the timing percentiles are worked out here, off the loop)."""
+        return build_diagnostics(self.call(self.status))  # type: ignore[arg-type]

@@ -2,8 +2,9 @@
 
 The loop records every read here (fresh or failed, per servo); a servo that fails
 `fault_after_failures` reads in a row is faulted and leaves the loop until it answers a probe.
-Diagnostics turn the counters into one entry for the bus, one for commands, one per servo and
-one for the latch; the node only converts them to diagnostic_msgs.
+Diagnostics are built from a frozen DriverStatus that the loop thread publishes, never from the
+driver itself, so the executor thread shares no mutable state with the loop: one entry for the
+bus, one for commands, one per servo and one for the latch; the node converts them to messages.
 """
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from cobra_driver import control_table as ct
-
-if TYPE_CHECKING:
-    from cobra_driver.driver_core import JointDriver
+from cobra_driver.driver_config import BusBudget
+from cobra_driver.latch import LatchStatus
+from cobra_driver.loop_timing import summarize_timing
 
 
 @dataclass
@@ -71,38 +70,95 @@ class CpuMeter:
         return self.percent
 
 
-def build_diagnostics(driver: JointDriver) -> list[DiagnosticEntry]:
+@dataclass(frozen=True)
+class ServoStatus:
+    """One servo's health as the loop thread saw it."""
+    label: str
+    model_name: str
+    read_failures: int
+    consecutive_failures: int
+    faulted: bool
+    missing: bool
+    hardware_error: int
+    voltage_v: float
+    temperature_c: float
+    watchdog_trips: int
+    rebooting: bool
+
+    @classmethod
+    def of(cls, label: str, model_name: str, health: ServoHealth) -> ServoStatus:
+        return cls(label, model_name, health.read_failures, health.consecutive_failures, health.faulted,
+                   health.missing, health.hardware_error, health.voltage_v, health.temperature_c,
+                   health.watchdog_trips, health.rebooting_since is not None)
+
+
+@dataclass(frozen=True)
+class CommandsStatus:
+    accepted: int
+    rejected: tuple[tuple[str, int], ...]  # (cause, count), sorted by cause
+    stale: bool
+    clamped: int
+
+
+@dataclass(frozen=True)
+class DriverStatus:
+    """Everything the diagnostics read, frozen by the loop thread (the only thread that writes the
+    driver's state) and handed to the executor thread by one reference swap."""
+    port: str
+    baud_rate: int
+    state: str
+    disconnect_reason: str
+    fast_sync_read: bool
+    torque_enabled: bool
+    cycles: int
+    missed_deadlines: int
+    read_failures: int
+    read_retries: int
+    bytes_per_cycle: float
+    expected_bytes_per_cycle: int
+    bus_budget: BusBudget
+    cpu_percent: float
+    move_to_start_active: bool
+    latency_timer_ms: int | None
+    timing_periods_s: tuple[float, ...]  # raw samples: the percentiles are worked out off the loop thread
+    timing_bus_s: tuple[float, ...]
+    consecutive_silent_cycles: int
+    fault_after_failures: int
+    commands: CommandsStatus
+    servos: tuple[ServoStatus, ...]
+    latch: LatchStatus | None
+
+
+def build_diagnostics(status: DriverStatus) -> list[DiagnosticEntry]:
     """Bus, commands, one entry per servo, latch: what an operator needs to find a fault by name."""
-    entries = [_bus_entry(driver), _commands_entry(driver)]
-    for servo in driver.servos:
-        entries.append(_servo_entry(driver.label(servo), servo.model.name, driver.health[servo.servo_id]))
-    if driver.config.latch is not None:
-        status = driver.latch.refresh()
-        entries.append(DiagnosticEntry('joint_driver: latch', 'error' if status.state == 'failed' else 'ok',
-                                       status.message or status.state,
-                                       {'state': status.state, 'position_rad': f'{status.position_rad:.3f}',
-                                        'current_a': f'{status.current_a:.3f}'}))
+    entries = [_bus_entry(status), _commands_entry(status.commands)]
+    entries += [_servo_entry(servo) for servo in status.servos]
+    latch = status.latch
+    if latch is not None:
+        entries.append(DiagnosticEntry('joint_driver: latch', 'error' if latch.state == 'failed' else 'ok',
+                                       latch.message or latch.state,
+                                       {'state': latch.state, 'position_rad': f'{latch.position_rad:.3f}',
+                                        'current_a': f'{latch.current_a:.3f}'}))
     return entries
 
 
-def _bus_entry(driver: JointDriver) -> DiagnosticEntry:
-    cfg = driver.config
-    summary = driver.timing.summary()
-    missed = driver.scheduler.missed_deadlines if driver.scheduler else 0
-    budget = driver.bus_budget
-    expected = driver.expected_bytes_per_cycle(len(driver.active_ids))
+def _bus_entry(status: DriverStatus) -> DiagnosticEntry:
+    summary = summarize_timing(status.timing_periods_s, status.timing_bus_s)
+    missed = status.missed_deadlines
+    budget = status.bus_budget
     values = {
-        'port': cfg.port, 'baud_rate': str(cfg.baud_rate), 'state': driver.state,
-        'fast_sync_read': str(driver.fast_sync_read), 'torque_enabled': str(driver.torque_enabled),
-        'cycles': str(driver.cycles), 'missed_deadlines': str(missed),
-        'read_failures': str(driver.read_failures), 'read_retries': str(driver.read_retries),
-        'bytes_per_cycle': f'{driver.bytes_per_cycle:.0f}', 'expected_bytes_per_cycle': str(expected),
+        'port': status.port, 'baud_rate': str(status.baud_rate), 'state': status.state,
+        'fast_sync_read': str(status.fast_sync_read), 'torque_enabled': str(status.torque_enabled),
+        'cycles': str(status.cycles), 'missed_deadlines': str(missed),
+        'read_failures': str(status.read_failures), 'read_retries': str(status.read_retries),
+        'bytes_per_cycle': f'{status.bytes_per_cycle:.0f}',
+        'expected_bytes_per_cycle': str(status.expected_bytes_per_cycle),
         'wire_time_per_cycle_ms': f'{1e3 * budget.wire_s:.3f}',
         'wire_time_fraction_of_period': f'{budget.fraction:.2f}',
-        'cpu_percent': f'{driver.cpu.update():.1f}',
-        'move_to_start': str(driver.move_to_start.active),
-        'latency_timer_ms': 'none (not an FTDI adapter)' if driver.latency_timer_ms is None
-        else str(driver.latency_timer_ms),
+        'cpu_percent': f'{status.cpu_percent:.1f}',
+        'move_to_start': str(status.move_to_start_active),
+        'latency_timer_ms': 'none (not an FTDI adapter)' if status.latency_timer_ms is None
+        else str(status.latency_timer_ms),
     }
     if summary is not None:
         values.update({
@@ -111,47 +167,45 @@ def _bus_entry(driver: JointDriver) -> DiagnosticEntry:
             'jitter_ms': f'{summary.jitter_ms:.3f}', 'bus_p50_ms': f'{summary.bus_p50_ms:.3f}',
             'bus_p99_ms': f'{summary.bus_p99_ms:.3f}', 'bus_max_ms': f'{summary.bus_max_ms:.3f}'})
     name = 'joint_driver: bus'
-    if driver.state == 'disconnected':
-        return DiagnosticEntry(name, 'error', f'disconnected: {driver.disconnect_reason}; reconnecting', values)
-    if driver.consecutive_silent_cycles >= cfg.fault_after_failures:
-        return DiagnosticEntry(name, 'error', f'no servo answered for {driver.consecutive_silent_cycles} cycles: '
+    if status.state == 'disconnected':
+        return DiagnosticEntry(name, 'error', f'disconnected: {status.disconnect_reason}; reconnecting', values)
+    if status.consecutive_silent_cycles >= status.fault_after_failures:
+        return DiagnosticEntry(name, 'error', f'no servo answered for {status.consecutive_silent_cycles} cycles: '
                                               f'check the 12 V supply and the RS-485 cable from the U2D2', values)
     problems = []
     if budget.level != 'ok':
         problems.append(budget.message())
-    if missed or driver.read_failures:
-        problems.append(f'{missed} missed deadlines, {driver.read_failures} failed reads')
+    if missed or status.read_failures:
+        problems.append(f'{missed} missed deadlines, {status.read_failures} failed reads')
     if problems:
         return DiagnosticEntry(name, 'warn', '; '.join(problems), values)
     return DiagnosticEntry(name, 'ok', 'running', values)
 
 
-def _commands_entry(driver: JointDriver) -> DiagnosticEntry:
-    commands = driver.commands
-    rejected_counts = commands.rejected
-    rejected = ', '.join(f'{k}: {v}' for k, v in sorted(rejected_counts.items())) or 'none'
+def _commands_entry(commands: CommandsStatus) -> DiagnosticEntry:
+    rejected = ', '.join(f'{k}: {v}' for k, v in commands.rejected) or 'none'
     return DiagnosticEntry(
-        'joint_driver: commands', 'warn' if rejected_counts else 'ok',
-        f'rejected commands: {rejected}' if rejected_counts else 'ok',
+        'joint_driver: commands', 'warn' if commands.rejected else 'ok',
+        f'rejected commands: {rejected}' if commands.rejected else 'ok',
         {'accepted': str(commands.accepted), 'rejected': rejected,
-         'stale': str(commands.is_stale(time.monotonic())),
-         'commands_clamped': str(commands.guard.clamped),
-         **{f'commands_rejected_{cause}': str(count) for cause, count in rejected_counts.items()}})
+         'stale': str(commands.stale),
+         'commands_clamped': str(commands.clamped),
+         **{f'commands_rejected_{cause}': str(count) for cause, count in commands.rejected}})
 
 
-def _servo_entry(label: str, model_name: str, health: ServoHealth) -> DiagnosticEntry:
+def _servo_entry(servo: ServoStatus) -> DiagnosticEntry:
     level, message = 'ok', 'ok'
-    if health.hardware_error:
-        level, message = 'error', f'hardware error: {ct.describe_hardware_error(health.hardware_error)}'
-    elif health.rebooting_since is not None:
+    if servo.hardware_error:
+        level, message = 'error', f'hardware error: {ct.describe_hardware_error(servo.hardware_error)}'
+    elif servo.rebooting:
         level, message = 'warn', 'rebooting'
-    elif health.missing:
+    elif servo.missing:
         level, message = 'error', 'missing (no reply)'
-    elif health.faulted:
-        level, message = 'error', f'faulted: {health.consecutive_failures} failed reads in a row'
-    elif health.consecutive_failures:
+    elif servo.faulted:
+        level, message = 'error', f'faulted: {servo.consecutive_failures} failed reads in a row'
+    elif servo.consecutive_failures:
         level, message = 'warn', 'read failures'
-    return DiagnosticEntry(f'joint_driver: {label}', level, message, {
-        'model': model_name, 'voltage_v': f'{health.voltage_v:.1f}',
-        'temperature_c': f'{health.temperature_c:.0f}', 'hardware_error_status': str(health.hardware_error),
-        'read_failures': str(health.read_failures), 'watchdog_trips': str(health.watchdog_trips)})
+    return DiagnosticEntry(f'joint_driver: {servo.label}', level, message, {
+        'model': servo.model_name, 'voltage_v': f'{servo.voltage_v:.1f}',
+        'temperature_c': f'{servo.temperature_c:.0f}', 'hardware_error_status': str(servo.hardware_error),
+        'read_failures': str(servo.read_failures), 'watchdog_trips': str(servo.watchdog_trips)})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cobra_driver.driver_config import DriverConfig
@@ -21,8 +21,10 @@ _MOVING = ('engaging', 'releasing')
 LATCH_STOPPED_RAD_S = 0.05  # the latch pushes against something when this slow at high current
 
 
-@dataclass
+@dataclass(frozen=True)
 class LatchStatus:
+    """Replaced, never changed in place: another thread may hold the one it was handed."""
+
     state: str = 'released'  # released | engaging | engaged | releasing | failed
     position_rad: float = math.nan
     current_a: float = math.nan
@@ -65,13 +67,13 @@ class LatchController:
         assert self.servo is not None
         self.target_rad = self.servo.clamp(position_rad)
         engaged = abs(position_rad - self.engaged_rad()) < self.config.latch_tolerance_rad
-        self.status.state = 'engaged' if engaged else 'released'
+        self.status = replace(self.status, state='engaged' if engaged else 'released')
 
     def begin(self, engage: bool, future: Future[tuple[bool, str]], now_s: float) -> None:
         """Start engaging or releasing; `future` resolves once confirmed, or failed after the timeout."""
         self.finish(False, 'superseded by a new latch request')
         self.target_rad = self.engaged_rad() if engage else self.released_rad()
-        self.status.state = 'engaging' if engage else 'releasing'
+        self.status = replace(self.status, state='engaging' if engage else 'releasing')
         self._started_s = now_s
         self._future = future
 
@@ -84,20 +86,19 @@ class LatchController:
         """The status with position and current from the latest feedback (converted only when asked)."""
         record = self._record
         if record is not None and self.servo is not None:
-            self.status.position_rad = self.servo.rad_from_ticks(int(record['present_position']))
-            self.status.current_a = self.servo.current_a_from_raw(int(record['present_current']))
+            self.status = replace(self.status, position_rad=self.servo.rad_from_ticks(int(record['present_position'])),
+                                  current_a=self.servo.current_a_from_raw(int(record['present_current'])))
         return self.status
 
     def advance(self, now_s: float, record: Any) -> None:
         """Feedback of this cycle (a record with present position, velocity and current): confirm,
         keep going, or fail after the timeout. Holding still, it only keeps the record."""
         self._record = record
-        status = self.status
-        if status.state not in _MOVING:
+        if self.status.state not in _MOVING:
             return
         latch = self.servo
         assert latch is not None
-        self.refresh()
+        status = self.refresh()
         velocity_raw = int(record['present_velocity'])
         engaging = status.state == 'engaging'
         target = self.engaged_rad() if engaging else self.released_rad()
@@ -106,16 +107,16 @@ class LatchController:
         gripping = engaging and stopped and abs(status.current_a) >= self.config.latch_grip_current_a \
             and error < self.config.latch_grip_window_rad
         if error < self.config.latch_tolerance_rad or gripping:
-            status.state = 'engaged' if engaging else 'released'
-            status.message = (f'latch {status.state} at {status.position_rad:.3f} rad, '
-                              f'{status.current_a:.2f} A')
+            state = 'engaged' if engaging else 'released'
+            self.status = status = replace(status, state=state, message=(
+                f'latch {state} at {status.position_rad:.3f} rad, {status.current_a:.2f} A'))
             self.finish(True, status.message)
         elif now_s - self._started_s > self.config.latch_timeout_s:
-            status.state = 'failed'
             self.target_rad = status.position_rad  # stop pushing against the obstruction
-            status.message = (f'latch did not {"engage" if engaging else "release"} within '
-                              f'{self.config.latch_timeout_s:.1f} s: at {status.position_rad:.3f} rad (target '
-                              f'{target:.3f}), {status.current_a:.2f} A; jammed or obstructed, it now holds '
-                              f'where it stopped')
+            self.status = status = replace(status, state='failed', message=(
+                f'latch did not {"engage" if engaging else "release"} within '
+                f'{self.config.latch_timeout_s:.1f} s: at {status.position_rad:.3f} rad (target '
+                f'{target:.3f}), {status.current_a:.2f} A; jammed or obstructed, it now holds '
+                f'where it stopped'))
             self.log('error', status.message)
             self.finish(False, status.message)

@@ -48,7 +48,7 @@ class DeadlineScheduler:
         return woke
 
 
-@dataclass
+@dataclass(frozen=True)
 class TimingSummary:
     cycles: int
     rate_hz: float
@@ -75,14 +75,16 @@ class TimingWindow:
         self._last_start = cycle_start
         self.bus_s.append(bus_time_s)
 
-    def summary(self) -> TimingSummary | None:
-        if not self.periods_s:
-            return None
-        periods = np.asarray(list(self.periods_s)) * 1e3  # list(): one atomic copy while the loop appends
-        bus = np.asarray(list(self.bus_s)) * 1e3
-        return TimingSummary(
-            cycles=len(periods), rate_hz=1e3 / float(np.mean(periods)),
-            period_p50_ms=float(np.percentile(periods, 50)), period_p99_ms=float(np.percentile(periods, 99)),
-            period_max_ms=float(np.max(periods)), jitter_ms=float(np.std(periods)),
-            bus_p50_ms=float(np.percentile(bus, 50)), bus_p99_ms=float(np.percentile(bus, 99)),
-            bus_max_ms=float(np.max(bus)))
+
+def summarize_timing(periods_s: tuple[float, ...], bus_s: tuple[float, ...]) -> TimingSummary | None:
+    """Rate, period percentiles and jitter, bus-time percentiles of recorded cycles (None if none)."""
+    if not periods_s:
+        return None
+    periods = np.asarray(periods_s) * 1e3
+    bus = np.asarray(bus_s) * 1e3
+    return TimingSummary(
+        cycles=len(periods), rate_hz=1e3 / float(np.mean(periods)),
+        period_p50_ms=float(np.percentile(periods, 50)), period_p99_ms=float(np.percentile(periods, 99)),
+        period_max_ms=float(np.max(periods)), jitter_ms=float(np.std(periods)),
+        bus_p50_ms=float(np.percentile(bus, 50)), bus_p99_ms=float(np.percentile(bus, 99)),
+        bus_max_ms=float(np.max(bus)))

@@ -35,7 +35,6 @@ from cobra_experiments import terramechanics as tm
 from cobra_experiments.terrain_rigs import (G_M_S2, PlateRig, WheelSetup, link_params, patch_b_m, plate_params,
                                             rigid_unloading, run_block_on_slope, run_link_drag_across, run_link_hold,
                                             run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
-import cobra_soil
 from cobra_soil import SoilConfigError, SoilParams, load_compliant_params, load_scm_params
 from cobra_soil.params import ScmParams, soil_config_dirs
 
@@ -682,10 +681,9 @@ def _jsonable(value: object) -> object:
 # ------------------------------------------------------------------------------------ main
 
 def _soil_dirs() -> list[Path]:
-    """config/soil beside the cobra_soil that is imported (a source checkout), then cobra_soil's own
-    search order (installed share first): the files that match the library in use come first."""
-    beside = Path(cobra_soil.__file__).resolve().parents[1] / 'config' / 'soil'
-    return list(dict.fromkeys(([beside] if beside.is_dir() else []) + soil_config_dirs()))
+    """config/soil beside the cobra_soil that is imported (a source checkout), then its installed
+    share: the files that match the library in use come first (cobra_soil says where they are)."""
+    return soil_config_dirs(source_first=True)
 
 
 def _soil_file(file_name: str) -> Path:

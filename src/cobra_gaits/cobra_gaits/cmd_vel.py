@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from cobra_description.robot_model import Joint
-from cobra_gaits.gait_source import TWIST_JOINT_SUFFIX, check_lts_gait, has_twist_joints
+from cobra_gaits.speed_limit import TWIST_JOINT_SUFFIX, check_lts_gait, has_twist_joints
 from cobra_gaits.lts import (STEERING_MODES, BackboneCurve, BackboneCurveParams, LinearTwistParams,
                              LtsGait, LtsJointGenerator, TSnakeGeometry, solve_bending_rad, steering)
 from cobra_gaits.presets import CMD_VEL_GAIT  # noqa: F401  (re-exported: the gait's name)

@@ -17,7 +17,9 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
+from cobra_description.robot_model import Joint
 
+from cobra_gaits.lts import LinearTwistParams, LtsGait, LtsJointGenerator
 from cobra_gaits.sidewinding import DIRECTIONS, GaitError, SidewindingParams
 
 MAX_FREQUENCY_HZ = 2.0  # the frequency_hz range the gait node declares
@@ -25,6 +27,10 @@ MAX_RAMP_DURATION_S = 30.0  # the ramp_duration_s range the gait node declares
 _RAMP_PROGRESS = np.linspace(0.0, 1.0, 2001)
 _ENVELOPE = _RAMP_PROGRESS ** 2 * (3.0 - 2.0 * _RAMP_PROGRESS)
 _ENVELOPE_RATE_PER_S = 6.0 * _RAMP_PROGRESS * (1.0 - _RAMP_PROGRESS)  # times 1 / ramp_duration_s
+
+TWIST_JOINT_SUFFIX = '_twist'  # m{i}_twist, the contract's T-Snake names
+MAX_SPEED_WINDOW_S = 60.0  # the LTS speed check samples one period of the gait, at most this long
+SMOOTHSTEP_MAX_SLOPE = 1.5  # max of d/dx (3x^2 - 2x^3): the ramp envelope's steepest rate x ramp_duration_s
 
 
 class _JointLimits(Protocol):
@@ -111,3 +117,69 @@ def check_sidewinding_speed(joints: Sequence[SpeedLimitedJoint], params: Sidewin
             f'{peak_rad_s:.2f} rad/s with frequency_hz {params.frequency_hz:g} Hz, {amplitude_text}, '
             f'ramp_duration_s {params.ramp_duration_s:g} s; its URDF velocity limit is '
             f'{limit_rad_s:g} rad/s. Use {" or ".join(fixes)}')
+
+
+# --- LTS gaits (the T-Snake) ---------------------------------------------------------------
+
+def has_twist_joints(joints: Sequence[Joint]) -> bool:
+    """True for a robot that can roll its body (the T-Snake); COBRA has pitch and yaw joints only."""
+    return any(joint.name.endswith(TWIST_JOINT_SUFFIX) for joint in joints)
+
+
+def lts_speed_window_s(gait: LtsGait) -> float:
+    """One period of the slowest motion in the gait (curve wave, piece roll speeds), capped at
+    MAX_SPEED_WINDOW_S; at least one time step."""
+    rates = [abs(gait.curve.temporal_frequency_rad_s),
+             *np.abs(gait.twist.rolling_speed_rad_s(gait.geometry.piece_centres_m))]
+    periods = [2.0 * math.pi / rate for rate in rates if rate > 1e-9]
+    return min(max(periods, default=gait.time_step_s), MAX_SPEED_WINDOW_S)
+
+
+def lts_motion_bounds(gait: LtsGait, ramp_duration_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(steady peak speed [rad/s], peak speed with a start/stop ramp [rad/s], largest |angle| [rad])
+    per joint, sampled from the generator at the gait's time step over `lts_speed_window_s`.
+
+    The steady speed is the commands' own: the change between consecutive commands over the
+    node period. A ramp adds envelope' x (gait - straight) <= 1.5 / ramp_duration_s x D, with D the
+    largest |angle| for a bending joint; for a twist joint the largest |angle| but at most pi (a
+    stop unwinds to the nearest full turn), plus what the joint twists during one ramp.
+    """
+    generator = LtsJointGenerator(gait)
+    step_s = gait.time_step_s
+    times = np.arange(int(math.ceil(lts_speed_window_s(gait) / step_s)) + 1) * step_s
+    angles = np.stack([generator.positions_rad(float(t)) for t in times])
+    steady = np.max(np.abs(np.diff(angles, axis=0)), axis=0) / step_s if len(times) > 1 else np.zeros(angles.shape[1])
+    largest = np.max(np.abs(angles), axis=0)
+    is_twist = np.array([name.endswith(TWIST_JOINT_SUFFIX) for name in generator.joint_names])
+    blend = np.where(is_twist, np.minimum(largest, math.pi) + steady * ramp_duration_s, largest)
+    return steady, steady + SMOOTHSTEP_MAX_SLOPE / ramp_duration_s * blend, largest
+
+
+def check_lts_gait(joints: Sequence[Joint], gait: LtsGait, ramp_duration_s: float, preset: str) -> None:
+    """GaitError naming the joint, the figure and the fix when the gait leaves a joint's URDF
+    range or moves it faster than its URDF velocity limit (ramps included)."""
+    by_name = {joint.name: joint for joint in joints}
+    names = gait.geometry.joint_names()
+    steady, ramped, largest = lts_motion_bounds(gait, ramp_duration_s)
+    what = (f"lts_preset '{preset}' (omega_t {gait.curve.temporal_frequency_rad_s:g} rad/s, "
+            + (f'a0 {gait.twist.a0_rad_s:g} rad/s, a1 {gait.twist.a1_rad_m_s:g} rad/(m s))'
+               if isinstance(gait.twist, LinearTwistParams) else 'rolling-vector baseline)'))
+    for index, name in enumerate(names):
+        limits = by_name[name].limits
+        if limits is None:
+            continue
+        if not name.endswith(TWIST_JOINT_SUFFIX) and largest[index] > max(-limits.lower_rad, limits.upper_rad):
+            raise GaitError(f'{what} bends {name} to {largest[index]:.3f} rad, outside its URDF range '
+                            f'[{limits.lower_rad:g}, {limits.upper_rad:g}] rad: choose another preset')
+        if steady[index] > limits.velocity_rad_s:
+            raise GaitError(
+                f'gait too fast for the servos: {what} moves {name} at up to {steady[index]:.2f} rad/s; '
+                f'its URDF velocity limit is {limits.velocity_rad_s:g} rad/s. Use smaller |lts_a0_rad_s|, '
+                '|lts_a1_rad_m_s| or |lts_omega_t_rad_s|')
+        if ramped[index] > limits.velocity_rad_s:
+            min_ramp_s = SMOOTHSTEP_MAX_SLOPE * (ramped[index] - steady[index]) * ramp_duration_s \
+                / (limits.velocity_rad_s - steady[index])
+            raise GaitError(
+                f'gait too fast for the servos: the start/stop ramp of {what} moves {name} at up to '
+                f'{ramped[index]:.2f} rad/s with ramp_duration_s {ramp_duration_s:g} s; its URDF velocity '
+                f'limit is {limits.velocity_rad_s:g} rad/s. Use ramp_duration_s >= {min_ramp_s:.2f} s')

@@ -345,8 +345,10 @@ def load_compliant_params(path: str | Path) -> CompliantParams:
     return replace(params, source=source).validated()
 
 
-def soil_config_dirs() -> list[Path]:
+def soil_config_dirs(source_first: bool = False) -> list[Path]:
     """Where the shipped soil files (config/soil) are: cobra_soil's share folder when installed,
-    then the folder beside its sources."""
+    then the folder beside its sources (that one first with `source_first`: the files that match
+    the library imported from a source checkout)."""
     from cobra_common.paths import package_config_dirs
-    return package_config_dirs('cobra_soil', 'soil', Path(__file__).resolve().parents[1])
+    dirs = package_config_dirs('cobra_soil', 'soil', Path(__file__).resolve().parents[1])
+    return dirs[::-1] if source_first else dirs
