@@ -18,6 +18,7 @@ import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 from cobra_common.interface_types import cobra_typestore
+from cobra_common.rotations import quaternion_about_z
 
 TYPESTORE = cobra_typestore()
 _T = TYPESTORE.types
@@ -122,7 +123,7 @@ def _odometry(run: SyntheticRun, t_s: float, xy: np.ndarray, z_m: float, yaw_rad
               velocity: tuple[float, float, float], angular: tuple[float, float, float]) -> object:
     pose = _T['geometry_msgs/msg/Pose'](
         _T['geometry_msgs/msg/Point'](float(xy[0]), float(xy[1]), z_m),
-        _T['geometry_msgs/msg/Quaternion'](0.0, 0.0, math.sin(yaw_rad / 2), math.cos(yaw_rad / 2)))
+        _T['geometry_msgs/msg/Quaternion'](*(float(v) for v in quaternion_about_z(yaw_rad))))
     twist = _T['geometry_msgs/msg/Twist'](_vector(*velocity), _vector(*angular))
     return _T['nav_msgs/msg/Odometry'](
         _header(run.start_time_s + t_s, 'odom'), 'base_link',

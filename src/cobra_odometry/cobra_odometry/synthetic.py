@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from cobra_common.rotations import quaternion_from_matrix
+from cobra_common.rotations import quaternion_about_z, quaternion_from_matrix
 
 from cobra_odometry.transforms import pose_matrix
 from cobra_odometry.trajectory_formats import PoseSample
@@ -23,7 +23,7 @@ def base_pose_at(t_s: float) -> np.ndarray:
     y = 0.05 * math.sin(0.8 * t_s)
     yaw = 0.3 * math.sin(0.4 * t_s)
     z = 0.01 * math.sin(1.3 * t_s)
-    return pose_matrix(np.array([x, y, z]), np.array([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)]))
+    return pose_matrix(np.array([x, y, z]), quaternion_about_z(yaw))
 
 
 @dataclass(frozen=True)

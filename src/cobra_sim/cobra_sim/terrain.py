@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from cobra_common.rotations import slope_rotation  # noqa: F401 (terrain users import it from here too)
+from cobra_common.rotations import quaternion_from_matrix, slope_rotation, wxyz_from_xyzw
 
 MIN_IMPEDANCE = 1.0e-4     # MuJoCo's mjMINIMP: solimp values are clamped to [mjMINIMP, mjMAXIMP]
 MAX_IMPEDANCE = 0.9999     # MuJoCo's mjMAXIMP
@@ -254,9 +254,8 @@ class RigidGround(TerrainModel):
 
     def world_xml(self) -> str:
         p = self.params
-        half_angle = math.radians(self.slope_deg) / 2.0
-        return (f'<geom name="ground" type="plane" size="0 0 0.05" '
-                f'quat="{math.cos(half_angle):.12g} 0 {math.sin(half_angle):.12g} 0" '
+        quat = ' '.join(f'{v:.12g}' for v in wxyz_from_xyzw(quaternion_from_matrix(self.surface_rotation())))
+        return (f'<geom name="ground" type="plane" size="0 0 0.05" quat="{quat}" '
                 f'friction="{p.friction_static} 0.005 0.0001" condim="3" '
                 f'rgba="0.6 0.55 0.45 1"/>')
 
