@@ -1,13 +1,12 @@
 """Odometry node: RealSense D435i -> `imu/data` (+ images), ORB-SLAM3 poses -> `odom`.
 
 ROS glue only: frames and poses are converted at the edge and handed to the libraries
-(imu_interpolation, clock_mapping, pose_tracking, trajectory_formats, transforms, replay_pacing,
-camera_reconnect).
+(camera_link: the camera's open/reconnect worker and its frames as records; pose_tracking,
+trajectory_formats, transforms, replay_pacing).
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import fields, replace
@@ -28,18 +27,16 @@ from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
 from cobra_common.rotations import QuaternionError, checked_unit_quaternion, quaternion_from_matrix
-from cobra_common.ros_entry import (StartupError, declare, describe, run_node, set_stamp,
-                                   spin_node, stamp_seconds)
+from cobra_common.node_runtime import run_node, spin_node
+from cobra_common.ros_entry import StartupError, declare, describe, set_stamp, stamp_seconds
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_odometry.camera_reconnect import CameraAction, CameraReconnect, CameraState, ReconnectPolicy
-from cobra_odometry.clock_mapping import DeviceClockMapper, MonotonicGate
-from cobra_odometry.imu_interpolation import ImuSample, ImuUniter
+from cobra_odometry.camera_link import ERROR, OK, WARN, CameraLink, ImageRecord, ImuRecord
+from cobra_odometry.camera_reconnect import ReconnectPolicy
 from cobra_odometry.pose_tracking import (OdometryConfig, OdometryEstimate, OdometryEstimator,
                                           OdometryEvent)
 from cobra_odometry.parameter_checks import POSE_SOURCES, parameter_problem
-from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError,
-                                             ImageFrame, MotionFrame, RealSenseSource,
-                                             StreamConfig, StreamSelectionError, is_recording)
+from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError, ImageFrame,
+                                             StreamConfig, StreamSelectionError)
 from cobra_odometry.replay_pacing import ReplayPacer
 from cobra_odometry.trajectory_formats import LineIssue, PoseSample, TrajectoryFollower, read_trajectory
 from cobra_odometry.transforms import CameraToBase, optical_frame_of, pose_matrix
@@ -54,6 +51,7 @@ ODOM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_INTERVAL_S = 1.0  # the same kind of event is logged at most this often (all are counted)
 ESTIMATOR_PARAMETERS = tuple(f.name for f in fields(OdometryConfig))
 CAMERA_WATCHDOG_PERIOD_S = 0.2
+CAMERA_LEVELS = {OK: DiagnosticStatus.OK, WARN: DiagnosticStatus.WARN, ERROR: DiagnosticStatus.ERROR}
 
 
 def _any_type(descriptor: ParameterDescriptor) -> ParameterDescriptor:
@@ -161,11 +159,7 @@ class OdometryNode(Node):
         self.create_timer(1.0, self._publish_diagnostics)
 
         self._setup_slam(p, OdometryConfig(**{name: p[name] for name in ESTIMATOR_PARAMETERS}))
-        self._source: RealSenseSource | None = None
-        self._source_lock = threading.Lock()  # device open/close/replace; frame callbacks never take it
-        self._camera_stopping = False
-        self._camera_worker: threading.Thread | None = None
-        self._reconnect: CameraReconnect | None = None
+        self.camera: CameraLink | None = None
         if p['camera_enabled']:
             self._setup_camera(p)
 
@@ -191,9 +185,9 @@ class OdometryNode(Node):
             if changes:
                 self._estimator.config = replace(self._estimator.config,
                                                  **{k: float(v) for k, v in changes.items()})
-        if self._reconnect is not None:
-            self._reconnect.policy = ReconnectPolicy(self._p['retry_initial_s'], self._p['retry_max_s'],
-                                               self._p['frame_timeout_s'])
+        if self.camera is not None:
+            self.camera.reconnect.policy = ReconnectPolicy(self._p['retry_initial_s'], self._p['retry_max_s'],
+                                                           self._p['frame_timeout_s'])
         if changes:
             self.get_logger().info(f'odom estimator retuned: {changes}')
 
@@ -355,128 +349,42 @@ class OdometryNode(Node):
                     self.create_publisher(Image, topic, qos_profile_sensor_data),
                     self.create_publisher(CameraInfo, f'camera/{stream}/camera_info', qos_profile_sensor_data),
                     self.frame_id(f'{name}_{stream}_optical_frame'))
-        self._stream_config = StreamConfig(
+        stream_config = StreamConfig(
             gyro_fps=p['gyro_fps'], accel_fps=p['accel_fps'], enable_color=p['enable_color'],
             color_width=p['color_width'], color_height=p['color_height'], color_fps=p['color_fps'],
             enable_depth=p['enable_depth'], depth_width=p['depth_width'], depth_height=p['depth_height'],
             depth_fps=p['depth_fps'], global_time=p['global_time'],
             playback_real_time=p['playback_real_time'])
-        self._camera_status = (DiagnosticStatus.ERROR, 'not opened yet')
-        self._reconnect = CameraReconnect(ReconnectPolicy(
-            p['retry_initial_s'], p['retry_max_s'], p['frame_timeout_s']))
-        self._camera_lock = threading.Lock()  # frame callbacks: IMU union, clock mapping, gates
+        self._camera_info_cache: dict[tuple[int, str], CameraInfo] = {}
+        self.camera = CameraLink(
+            p['device'], stream_config, ReconnectPolicy(p['retry_initial_s'], p['retry_max_s'], p['frame_timeout_s']),
+            playback_real_time=p['playback_real_time'], max_accel_gap_s=p['max_accel_gap_s'],
+            image_streams=set(self._image_pubs), now_s=self._now_s, on_imu=self._publish_imu,
+            on_image=self._publish_image, on_event=self._event, log=self.get_logger().info)
         try:
-            self._open_camera()
+            self.camera.open_now()
         except DeviceNotFoundError as error:
             if not p['wait_for_device']:
                 raise StartupError(f'{error} (or start with wait_for_device:=true to keep retrying)') from error
-            self._camera_failed(str(error))
+            self.camera.failed(str(error))
         except (StreamSelectionError, RuntimeError) as error:
             raise StartupError(f'RealSense: {error}') from error
         # steady time: the watchdog judges the device's silence, whatever clock the node runs on
-        self.create_timer(CAMERA_WATCHDOG_PERIOD_S, self._camera_watchdog,
+        self.create_timer(CAMERA_WATCHDOG_PERIOD_S, self.camera.watchdog,
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
 
-    def _open_camera(self) -> None:
-        """Open the device and start streaming (blocks while librealsense finds and starts it)."""
-        p = self._p
-        fixed_offset = is_recording(p['device']) and not p['playback_real_time']
-        with self._camera_lock:
-            self._uniter = ImuUniter(max_accel_gap_s=p['max_accel_gap_s'])
-            # a recording played faster than real time keeps its own time base (first frame = now)
-            self._device_clock = (DeviceClockMapper(max_slew=0.0, settle_slew=0.0, reanchor_threshold_s=math.inf)
-                                  if fixed_offset else DeviceClockMapper())
-            self._gates = {'imu': MonotonicGate(), 'color': MonotonicGate(), 'depth': MonotonicGate()}
-            self._camera_info_cache: dict[str, CameraInfo] = {}
-        source = RealSenseSource(p['device'], self._stream_config, self._on_motion, self._on_image)
-        try:
-            description = source.open()
-        except BaseException:
-            source.close()  # sensors already started before the failure
-            raise
-        with self._source_lock:
-            accepted = not self._camera_stopping
-            if accepted:
-                self._source = source
-                self._reconnect.opened(time.monotonic())
-                self._camera_status = (DiagnosticStatus.OK, description)
-        if not accepted:
-            source.close()  # the node is shutting down: this open came too late
-            return
-        self.get_logger().info(f'RealSense streaming: {description}')
-
-    def _camera_failed(self, reason: str) -> None:
-        delay_s = self._reconnect.failed(time.monotonic())
-        self._camera_status = (DiagnosticStatus.ERROR, reason)
-        self._event('camera', 'error', f'RealSense: {reason}; retrying in {delay_s:.1f} s')
-
-    def _camera_watchdog(self, now_s: float | None = None) -> None:
-        """Decide what the camera needs; opening and closing run on a worker thread.
-
-        A USB device can take seconds to open or close: in the executor that would hold up the
-        node's other callbacks and its stop after SIGINT (the daemon worker holds up nothing).
-        """
-        if self._camera_worker is not None and self._camera_worker.is_alive():
-            return
-        now_s = time.monotonic() if now_s is None else now_s
-        source = self._source
-        if (source is not None and self._reconnect.state is CameraState.STREAMING
-                and source.playback_finished and self._reconnect.playback_finished()):
-            self._camera_status = (DiagnosticStatus.WARN, f"playback of {self._p['device']} finished")
-            self._event('camera', 'info', self._camera_status[1])
-        action = self._reconnect.poll(now_s)
-        if action is not CameraAction.NONE and not self._camera_stopping:
-            self._camera_worker = threading.Thread(target=self._run_camera_action, args=(action, now_s),
-                                                   name='camera_reconnect', daemon=True)
-            self._camera_worker.start()
-
-    def _run_camera_action(self, action: CameraAction, now_s: float) -> None:
-        if action is CameraAction.CLOSE_LOST:
-            silence_s = self._reconnect.silence_s(now_s)
-            with self._source_lock:
-                source, self._source = self._source, None
-            if source is not None:
-                source.close()
-            if not self._camera_stopping:
-                self._camera_failed(f'no IMU frame for {silence_s:.1f} s (camera unplugged or USB reset)')
-            return
-        try:
-            self._open_camera()
-        except (DeviceNotFoundError, StreamSelectionError, RuntimeError) as error:
-            if not self._camera_stopping:
-                self._camera_failed(str(error))
-
     def stop_camera(self) -> None:
-        """Close the camera for shutdown; an open still under way closes its device when it returns."""
-        with self._source_lock:
-            self._camera_stopping = True
-            source, self._source = self._source, None
-        if source is not None:
-            source.close()
+        if self.camera is not None:
+            self.camera.stop()
 
-    def _on_motion(self, frame: MotionFrame) -> None:
-        received_s = self._now_s()
-        self._reconnect.frame_received(time.monotonic())
-        with self._camera_lock:
-            self._device_clock.observe(frame.device_stamp_s, received_s)
-            if frame.kind == 'gyro':
-                samples = self._uniter.push_gyro(frame.device_stamp_s, frame.xyz)
-            else:
-                samples = self._uniter.push_accel(frame.device_stamp_s, frame.xyz)
-            for sample in samples:
-                self._publish_imu(sample)
-
-    def _publish_imu(self, sample: ImuSample) -> None:
-        stamp_s = self._device_clock.to_ros(sample.stamp_s)
-        if not self._gates['imu'].accept(stamp_s):
-            return
+    def _publish_imu(self, record: ImuRecord) -> None:
         message = Imu()
-        set_stamp(message.header.stamp, stamp_s)
+        set_stamp(message.header.stamp, record.stamp_s)
         message.header.frame_id = self._imu_frame
         message.orientation_covariance[0] = -1.0  # no orientation estimate (REP 145)
         w, a = message.angular_velocity, message.linear_acceleration
-        w.x, w.y, w.z = sample.angular_velocity
-        a.x, a.y, a.z = sample.linear_acceleration
+        w.x, w.y, w.z = record.angular_velocity
+        a.x, a.y, a.z = record.linear_acceleration
         gyro_var = self._p['imu_gyro_stddev_rad_s'] ** 2
         accel_var = self._p['imu_accel_stddev_m_s2'] ** 2
         message.angular_velocity_covariance = [gyro_var, 0.0, 0.0, 0.0, gyro_var, 0.0, 0.0, 0.0, gyro_var]
@@ -484,32 +392,24 @@ class OdometryNode(Node):
         self._imu_pub.publish(message)
         self._diag_counts['imu'] += 1
 
-    def _on_image(self, frame: ImageFrame) -> None:
-        received_s = self._now_s()
-        publishers = self._image_pubs.get(frame.stream)
-        if publishers is None:
-            return
-        with self._camera_lock:
-            self._device_clock.observe(frame.device_stamp_s, received_s)
-            stamp_s = self._device_clock.to_ros(frame.device_stamp_s)
-            if not self._gates[frame.stream].accept(stamp_s):
-                return
-        image_pub, info_pub, frame_id = publishers
+    def _publish_image(self, record: ImageRecord) -> None:
+        frame = record.frame
+        image_pub, info_pub, frame_id = self._image_pubs[frame.stream]
         message = Image()
-        set_stamp(message.header.stamp, stamp_s)
+        set_stamp(message.header.stamp, record.stamp_s)
         message.header.frame_id = frame_id
         message.height, message.width, message.step = frame.height, frame.width, frame.step
         message.encoding = frame.encoding
         message.is_bigendian = 0
         message.data = frame.data
-        info = self._camera_info(frame, frame_id)
+        info = self._camera_info(frame, frame_id, record.opening)
         info.header.stamp = message.header.stamp
         image_pub.publish(message)
         info_pub.publish(info)
         self._diag_counts[frame.stream] += 1
 
-    def _camera_info(self, frame: ImageFrame, frame_id: str) -> CameraInfo:
-        info = self._camera_info_cache.get(frame.stream)
+    def _camera_info(self, frame: ImageFrame, frame_id: str, opening: int) -> CameraInfo:
+        info = self._camera_info_cache.get((opening, frame.stream))
         if info is None:
             intr = frame.intrinsics
             info = CameraInfo()
@@ -520,7 +420,7 @@ class OdometryNode(Node):
             info.k = [intr.fx, 0.0, intr.ppx, 0.0, intr.fy, intr.ppy, 0.0, 0.0, 1.0]
             info.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
             info.p = [intr.fx, 0.0, intr.ppx, 0.0, 0.0, intr.fy, intr.ppy, 0.0, 0.0, 0.0, 1.0, 0.0]
-            self._camera_info_cache[frame.stream] = info
+            self._camera_info_cache[(opening, frame.stream)] = info
         return info
 
     # ------------------------------------------------------------------ diagnostics
@@ -533,15 +433,15 @@ class OdometryNode(Node):
         self._check_pose_topic_type()
         array = DiagnosticArray()
         array.header.stamp = self.get_clock().now().to_msg()
-        if self._p['camera_enabled']:
-            level, message = self._camera_status
+        if self.camera is not None:
+            level, message = self.camera.status
             values = {'imu_rate_hz': f"{rates['imu']:.1f}", 'color_rate_hz': f"{rates['color']:.1f}",
                       'depth_rate_hz': f"{rates['depth']:.1f}", 'device': self._p['device'] or 'first found'}
-            if self._source is not None:
-                counters = self._uniter.counters
+            if self.camera.source is not None:
+                counters = self.camera.uniter.counters
                 values.update({f'imu_{f.name}': str(getattr(counters, f.name)) for f in fields(counters)})
-                values['clock_reanchors'] = str(self._device_clock.reanchors)
-            array.status.append(self._status('odometry: camera', level, message, values))
+                values['clock_reanchors'] = str(self.camera.device_clock.reanchors)
+            array.status.append(self._status('odometry: camera', CAMERA_LEVELS[level], message, values))
         array.status.append(self._slam_status(rates['odom']))
         self._diag_pub.publish(array)
 

@@ -145,11 +145,11 @@ def test_wait_for_device_keeps_retrying(start_node, test_node, spin, tmp_path: P
 
 
 def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env, tmp_path: Path) -> None:
-    """Unplug, simulated in-process: the source stops delivering IMU frames (the node's glue
-    around camera_reconnect; the back-off schedule itself is tested in test_camera_reconnect)."""
+    """Unplug, simulated in-process: the source stops delivering IMU frames (the node's camera
+    link, cobra_odometry.camera_link; the back-off schedule itself is tested in test_camera_reconnect)."""
     import rclpy
-    from diagnostic_msgs.msg import DiagnosticStatus
 
+    from cobra_odometry.camera_link import ERROR
     from cobra_odometry.odometry_node import OdometryNode
 
     class UnpluggedSource:
@@ -160,28 +160,29 @@ def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env
             self.closed = True
 
     def watchdog_tick(now_s: float | None = None) -> None:
-        node._camera_watchdog(now_s)
-        if node._camera_worker is not None:
-            node._camera_worker.join(timeout=30.0)
+        camera.watchdog(now_s)
+        if camera._worker is not None:
+            camera._worker.join(timeout=30.0)
 
     missing = tmp_path / 'gone.db3'
     rclpy.init(args=['--ros-args', '-p', f'device:={missing}', '-p', 'wait_for_device:=true',
                      '-p', 'retry_initial_s:=0.5', '-p', 'retry_max_s:=1.5', '-p', 'pose_source:=none'])
     node = OdometryNode()
+    camera = node.camera
     try:
         assert 'retrying in 0.5 s' in node._last_event['camera']  # the failed open at startup
         source = UnpluggedSource()
-        node._source = source
-        node._reconnect.opened(time.monotonic() - 10.0)  # streaming, but silent for 10 s
+        camera.source = source
+        camera.reconnect.opened(time.monotonic() - 10.0)  # streaming, but silent for 10 s
         watchdog_tick()
-        assert source.closed and node._source is None
-        level, message = node._camera_status
-        assert level == DiagnosticStatus.ERROR and 'no IMU frame for' in message and 'unplugged' in message
+        assert source.closed and camera.source is None
+        level, message = camera.status
+        assert level == ERROR and 'no IMU frame for' in message and 'unplugged' in message
         assert 'retrying in 0.5 s' in node._last_event['camera']  # streaming reset the back-off
         delays = []
         for _ in range(3):
-            watchdog_tick(node._reconnect.next_attempt_s)  # due: the reopen fails (nothing there), backs off
-            assert 'does not exist' in node._camera_status[1]
+            watchdog_tick(camera.reconnect.next_attempt_s)  # due: the reopen fails (nothing there), backs off
+            assert 'does not exist' in camera.status[1]
             delays.append(node._last_event['camera'].split('retrying in ')[1])
         assert delays == ['1.0 s', '1.5 s', '1.5 s']  # capped at retry_max_s
     finally:
