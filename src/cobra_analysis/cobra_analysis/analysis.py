@@ -235,7 +235,7 @@ def _tumbling(result: BagAnalysis) -> None:
 def _twist(result: BagAnalysis) -> None:
     states = result.bag.joint_states
     if states is None or not any(m.TWIST_JOINT.match(n) for n in states.names):
-        result.absent['twist'] = 'no m{i}_twist joints in joint_states (a T-Snake bag has them)'
+        result.absent['twist'] = 'no twist joints (m1_twist, m2_twist, …) in joint_states (a T-Snake bag has them)'
         return
     start = result.gait_start_s if result.gait_start_s is not None else float(states.times_s[0])
     result.twist = m.twist_power(states.times_s, states.names, states.velocity_rad_s, states.effort_nm,
@@ -253,6 +253,8 @@ class Comparison:
     other: str
     stride_ratio: float | None = None
     shape_error_strides: float | None = None
+    reference_shape: np.ndarray | None = None  # mean steady-cycle path / stride, centred (what the shape error compares)
+    other_shape: np.ndarray | None = None
     error: TrajectoryError | None = None
     absent: dict[str, str] = field(default_factory=dict)
 
@@ -268,6 +270,8 @@ def compare(reference: BagAnalysis, other: BagAnalysis) -> Comparison:
         try:
             result.shape_error_strides = m.shape_error(reference.locomotion.cycle_paths_m,
                                                        other.locomotion.cycle_paths_m)
+            result.reference_shape = m.normalised_cycle_shape(reference.locomotion.cycle_paths_m)
+            result.other_shape = m.normalised_cycle_shape(other.locomotion.cycle_paths_m)
         except m.MetricsError as error:
             result.absent['shape'] = str(error)
     if reference.bag.head is None or other.bag.head is None or reference.gait_start_s is None \

@@ -23,6 +23,7 @@ PHASE_BINS = 50             # bins of a per-link force profile over one cycle
 CONTACT_THRESHOLD_N = 0.1   # a link with a larger contact force is touching
 MIN_WAVE_RAD = 1e-3        # a detrended command with less STD has no lag to measure
 MAX_LAG_S = 0.5             # joint-tracking lag search range (and at most half a gait cycle)
+MIN_CYCLES_TO_JUDGE = 3     # fewer steady cycles: no spread (STD) and no drift slope (two points fit any line)
 TWIST_JOINT = re.compile(r'^m(\d+)_twist$')
 
 
@@ -127,18 +128,23 @@ def gait_cycles(start_s: float, end_s: float, frequency_hz: float, command_times
 
 @dataclass
 class Locomotion:
+    """Stride = |mean displacement vector| per steady cycle (the paper's ΔCOM): the head's net
+    displacement over the steady cycles divided by their number. Spread and drift need at least
+    MIN_CYCLES_TO_JUDGE steady cycles; with fewer they are None and `too_few_cycles` says why."""
     stride_m: np.ndarray            # per steady cycle: |displacement|
     stride_vectors_m: np.ndarray    # (K, 2)
     mean_stride_m: float            # |mean displacement vector| per steady cycle (the paper's ΔCOM)
-    stride_std_m: float
+    stride_std_m: float | None      # population STD of the per-cycle |displacement|
     travel_direction_rad: np.ndarray  # per steady cycle
-    heading_drift_rad_per_cycle: float  # slope of the travel direction over steady cycles
+    heading_drift_rad_per_cycle: float | None  # least-squares slope of the travel direction over steady cycles
+    heading_drift_stderr_rad_per_cycle: float | None  # standard error of that slope (None below 3 cycles)
     yaw_drift_rad_per_cycle: float      # mean change of head yaw (same phase) per steady cycle
     mean_speed_m_s: float            # net steady displacement / steady time
     path_speed_m_s: float            # head path length / time over the steady cycles
     cycle_paths_m: np.ndarray        # (K, PHASE_POINTS, 2): head path of each steady cycle from its
                                      # start, x along the mean travel direction
     distance_m: float                # net, gait start to end
+    too_few_cycles: str | None = None  # why spread and drift are not judged, None when they are
 
 
 def _rotation(angle_rad: float) -> np.ndarray:
@@ -159,7 +165,7 @@ def locomotion(head_times_s: np.ndarray, head_xy_m: np.ndarray, head_yaw_rad: np
     strides = np.linalg.norm(vectors, axis=1)
     mean_vector = vectors.mean(axis=0)
     directions = np.unwrap(np.arctan2(vectors[:, 1], vectors[:, 0]))
-    drift = float(np.polyfit(np.arange(len(steady)), directions, 1)[0]) if len(steady) > 1 else 0.0
+    drift, drift_stderr = drift_slope(directions)
     yaw_drift = float(np.mean(yaw_bounds[steady + 1] - yaw_bounds[steady]))
     period = 1.0 / cycles.frequency_hz
     mean_direction = math.atan2(mean_vector[1], mean_vector[0])
@@ -176,9 +182,39 @@ def locomotion(head_times_s: np.ndarray, head_xy_m: np.ndarray, head_yaw_rad: np
         path_length += float(np.linalg.norm(np.diff(track, axis=0), axis=1).sum()) if len(track) > 1 else 0.0
     steady_time = len(steady) * period
     distance = float(np.linalg.norm(head_xy_m[-1] - resample(head_times_s, head_xy_m, np.array([cycles.start_s]))[0]))
-    return Locomotion(strides, vectors, float(np.linalg.norm(mean_vector)), float(np.std(strides)),
-                      directions, drift, yaw_drift, float(np.linalg.norm(vectors.sum(axis=0)) / steady_time),
-                      path_length / steady_time, paths, distance)
+    judged = len(steady) >= MIN_CYCLES_TO_JUDGE
+    too_few = None if judged else (f'{len(steady)} steady cycle{"s" if len(steady) != 1 else ""} are too few to '
+                                   f'judge spread and drift (they need at least {MIN_CYCLES_TO_JUDGE}): record a '
+                                   'longer run')
+    return Locomotion(strides, vectors, float(np.linalg.norm(mean_vector)), float(np.std(strides)) if judged else None,
+                      directions, drift if judged else None, drift_stderr if judged else None, yaw_drift,
+                      float(np.linalg.norm(vectors.sum(axis=0)) / steady_time), path_length / steady_time, paths,
+                      distance, too_few)
+
+
+def drift_slope(values: np.ndarray) -> tuple[float | None, float | None]:
+    """Least-squares slope of values over their index, and its standard error (None without the
+    points to estimate it: a slope needs 2, its error 3)."""
+    count = len(values)
+    if count < 2:
+        return None, None
+    index = np.arange(count, dtype=float)
+    slope, intercept = np.polyfit(index, values, 1)
+    if count < 3:
+        return float(slope), None
+    residual = values - (slope * index + intercept)
+    spread = float(np.sum((index - index.mean()) ** 2))
+    return float(slope), float(math.sqrt(float(np.sum(residual ** 2)) / (count - 2) / spread))
+
+
+def one_cycle_mean(values: np.ndarray, window: int) -> tuple[np.ndarray, int]:
+    """Mean of every whole `window` of samples (one gait cycle of them), and the index of the
+    sample each mean is centred on; only where a whole window exists (no zero padding at the ends,
+    which dragged the mean down over the last half cycle)."""
+    if window < 1 or len(values) < window:
+        return np.zeros(0), 0
+    sums = np.cumsum(np.concatenate([[0.0], np.asarray(values, dtype=float)]))
+    return (sums[window:] - sums[:-window]) / window, (window - 1) // 2
 
 
 def speed_series(times_s: np.ndarray, position_m: np.ndarray, rate_hz: float = 50.0) -> tuple[np.ndarray, np.ndarray]:

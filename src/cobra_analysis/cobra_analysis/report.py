@@ -25,8 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cobra_analysis.metrics import MIN_CYCLES_TO_JUDGE
+
 if TYPE_CHECKING:  # the heavy imports (matplotlib, evo, rosbags) wait until a report is built
     from cobra_analysis.analysis import BagAnalysis
+    from cobra_analysis.plots import FigureFile
 
 EXIT_BAD_INPUT = 2
 EXIT_RUN_WENT_WRONG = 1  # the report was written, but a run's bodies went through or off the ground
@@ -102,20 +105,74 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def bag_metrics(analysis: BagAnalysis) -> dict[str, Any]:
+STRIDE_DEFINITION = ('stride = |mean displacement vector| of the head per steady gait cycle (the paper\'s ΔCOM): '
+                     'the net displacement over the steady cycles divided by their number. Cycles are counted '
+                     'at the gait frequency from the gait start; a cycle is steady when its command amplitude is '
+                     '≥ 95 % of the run\'s full amplitude (ramps left out).')
+SIM_TIME_BEFORE_S = 1e9  # stamps below this (2001-09-09) are sim time from 0: no calendar date
+
+
+def stamp_text(stamp_s: float | None) -> str:
+    """A header stamp as a UTC date and time, or as sim time when the clock started at 0."""
+    if stamp_s is None or not math.isfinite(stamp_s):
+        return 'n/a'
+    if stamp_s < SIM_TIME_BEFORE_S:
+        return f'sim time {stamp_s:.3f} s (the clock started at 0: no date)'
+    whole = math.floor(stamp_s)
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(whole)) + f'.{int((stamp_s - whole) * 1000):03d} UTC'
+
+
+def time_origin_s(analysis: BagAnalysis) -> float:
+    """t = 0 of the bag's page: its gait start, else its first message."""
+    return analysis.gait_start_s if analysis.gait_start_s is not None else float(analysis.bag.start_s)
+
+
+def robot_of(analysis: BagAnalysis) -> str:
+    """custom_data cobra.robot, else the sim's diagnostics, else what the joint names say."""
+    bag = analysis.bag
+    if bag.custom_data.get('cobra.robot'):
+        return bag.custom_data['cobra.robot']
+    if bag.diagnostics.get('robot'):
+        return f"{bag.diagnostics['robot']} (sim diagnostics)"
+    joints = bag.joint_states or bag.joint_commands
+    if joints is not None:
+        from cobra_analysis.metrics import TWIST_JOINT
+        if any(TWIST_JOINT.match(name) for name in joints.names):
+            return 'tsnake (from the joint names)'
+        if 'joint_1' in joints.names:
+            return 'cobra (from the joint names)'
+    return 'not recorded'
+
+
+def terrain_of(analysis: BagAnalysis) -> str:
+    """custom_data cobra.terrain (+ slope), else the sim's diagnostics; a robot run says so."""
+    bag = analysis.bag
+    terrain = bag.custom_data.get('cobra.terrain') or bag.diagnostics.get('terrain')
+    source = '' if bag.custom_data.get('cobra.terrain') else ' (sim diagnostics)'
+    if not terrain:
+        return 'the real ground (robot run)' if analysis.bag_class == 'robot' else 'not recorded'
+    slope = bag.custom_data.get('cobra.slope_deg') or bag.diagnostics.get('slope_deg')
+    sloped = slope not in (None, '') and float(slope) != 0.0 and 'deg' not in terrain
+    file = bag.custom_data.get('cobra.terrain_file') or bag.diagnostics.get('terrain_file')
+    return terrain + (f', slope {float(slope):g} deg' if sloped else '') + (f' ({file})' if file else '') + source
+
+
+def bag_metrics(analysis: BagAnalysis, ground_problems: list[str]) -> dict[str, Any]:
     """metrics.json entry of one bag."""
     from cobra_analysis.metrics import top_two_share
     bag = analysis.bag
     cycles = analysis.cycles
+    origin = time_origin_s(analysis)
     entry: dict[str, Any] = {
         'label': analysis.label, 'path': str(bag.path), 'storage': bag.storage,
         'duration_s': bag.duration_s, 'start_stamp_s': bag.start_s, 'message_counts': bag.message_counts,
         'custom_data': bag.custom_data, 'diagnostics': bag.diagnostics, 'class': analysis.bag_class,
+        'robot': robot_of(analysis), 'terrain': terrain_of(analysis),
         'gait_id': analysis.gait_id, 'gait_parameters': analysis.gait_parameters,
         'git_rev': bag.custom_data.get('cobra.git_rev'),
         'gait': {
-            'start_stamp_s': analysis.gait_start_s, 'frequency_hz': analysis.frequency_hz,
-            'frequency_source': analysis.frequency_source,
+            'start_stamp_s': analysis.gait_start_s, 'start_utc': stamp_text(analysis.gait_start_s),
+            'frequency_hz': analysis.frequency_hz, 'frequency_source': analysis.frequency_source,
             'cycles': int(len(cycles.steady)) if cycles is not None else 0,
             'steady_cycles': int(cycles.steady.sum()) if cycles is not None else 0,
             'cycle_amplitude_rad': cycles.amplitude_rad if cycles is not None else [],
@@ -123,16 +180,22 @@ def bag_metrics(analysis: BagAnalysis) -> dict[str, Any]:
         'head_topic': bag.head.topic if bag.head is not None else None,
         'absent': analysis.absent,
         'warnings': bag.warnings,
+        'ground_problems': ground_problems,
     }
     loco = analysis.locomotion
     entry['locomotion'] = None if loco is None else {
+        'stride_definition': STRIDE_DEFINITION,
         'mean_stride_m': loco.mean_stride_m, 'stride_std_m': loco.stride_std_m, 'stride_per_cycle_m': loco.stride_m,
-        'heading_drift_deg_per_cycle': math.degrees(loco.heading_drift_rad_per_cycle),
+        'heading_drift_deg_per_cycle': _degrees(loco.heading_drift_rad_per_cycle),
+        'heading_drift_stderr_deg_per_cycle': _degrees(loco.heading_drift_stderr_rad_per_cycle),
+        'too_few_cycles': loco.too_few_cycles,
         'yaw_drift_deg_per_cycle': math.degrees(loco.yaw_drift_rad_per_cycle),
         'travel_direction_deg': np.degrees(loco.travel_direction_rad), 'mean_speed_m_s': loco.mean_speed_m_s,
         'path_speed_m_s': loco.path_speed_m_s, 'distance_from_gait_start_m': loco.distance_m,
     }
     entry['tracking_window_stamp_s'] = analysis.tracking_window_s
+    entry['tracking_window_since_gait_start_s'] = (None if analysis.tracking_window_s is None else
+                                                   [t - origin for t in analysis.tracking_window_s])
     entry['tracking'] = [{'joint': t.joint, 'rms_error_rad': t.rms_error_rad, 'max_error_rad': t.max_error_rad,
                           'lag_s': t.lag_s} for t in analysis.tracking]
     contact = analysis.contact
@@ -147,7 +210,8 @@ def bag_metrics(analysis: BagAnalysis) -> dict[str, Any]:
         'max_sinkage_m': float(heightmap.max_sinkage_m.max()) if len(heightmap.max_sinkage_m) else 0.0,
         'mean_max_sinkage_m': float(heightmap.max_sinkage_m.mean()) if len(heightmap.max_sinkage_m) else 0.0,
     }
-    entry['tumbling'] = [vars(t) for t in analysis.tumbling]
+    entry['tumbling'] = [{**vars(t), 'begin_since_gait_start_s': t.begin_s - origin,
+                          'end_since_gait_start_s': t.end_s - origin} for t in analysis.tumbling]
     entry['twist_power'] = None if not analysis.twist else {
         'joints': [vars(p) for p in analysis.twist], 'top_two_share': top_two_share(analysis.twist),
         'peak_power_w': max(p.peak_power_w for p in analysis.twist),
@@ -155,13 +219,22 @@ def bag_metrics(analysis: BagAnalysis) -> dict[str, Any]:
     return entry
 
 
-def _table(rows: list[tuple[str, Any]]) -> str:
+def _degrees(value_rad: float | None) -> float | None:
+    return None if value_rad is None else math.degrees(value_rad)
+
+
+def _table(rows: list[tuple[str, Any]], table_id: str | None = None) -> str:
     cells = ''.join(f'<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>' for k, v in rows)
-    return f'<table>{cells}</table>'
+    return f'<table{f" id={chr(34)}{table_id}{chr(34)}" if table_id else ""}>{cells}</table>'
 
 
-def _figure(name: str | None) -> str:
-    return f'<p><img src="{html.escape(name)}" alt="{html.escape(name)}"></p>' if name else ''
+def _figure(figure: FigureFile | None) -> str:
+    """The PNG with its description as alt text and every axes' labels as data (checked by the tests)."""
+    if figure is None:
+        return ''
+    axes = html.escape(json.dumps([dict(a) for a in figure.axes]), quote=True)
+    return (f'<figure data-axes="{axes}"><img src="{html.escape(figure.name)}" alt="{html.escape(figure.alt)}">'
+            '</figure>')
 
 
 def _absent(analysis: BagAnalysis, key: str) -> str:
@@ -172,31 +245,67 @@ def _f(value: float | None, scale: float = 1.0, digits: int = 3, unit: str = '')
     return 'n/a' if value is None or not math.isfinite(value) else f'{value * scale:.{digits}f}{unit}'
 
 
-def bag_html(analysis: BagAnalysis, figures: dict[str, str]) -> str:
+def _drift_text(loco: Any) -> str:
+    if loco.heading_drift_rad_per_cycle is None:
+        return f'too few cycles to judge ({len(loco.stride_m)} steady; needs ≥ {MIN_CYCLES_TO_JUDGE})'
+    error = loco.heading_drift_stderr_rad_per_cycle
+    return (_f(loco.heading_drift_rad_per_cycle, 180 / math.pi, 2)
+            + (f' ± {math.degrees(error):.2f}' if error is not None else '') + ' deg/cycle (± standard error)')
+
+
+def bag_html(analysis: BagAnalysis, figures: dict[str, FigureFile], ground_problems: list[str]) -> str:
     """The sections of one bag."""
     bag = analysis.bag
+    origin = time_origin_s(analysis)
     parts = [f'<h2 id="{analysis.label}">{html.escape(analysis.label)}</h2>']
     params = ', '.join(f'{k}={v}' for k, v in analysis.gait_parameters.items()) or 'not recorded in the bag'
+    start = (f'{stamp_text(analysis.gait_start_s)}: first non-zero command, '
+             f'{analysis.gait_start_s - bag.start_s:.3f} s after the first message; t = 0 of every time below'
+             if analysis.gait_start_s is not None else
+             f'none (no non-zero command); times below count from the first message, {stamp_text(bag.start_s)}')
     parts.append(_table([
         ('bag', bag.path), ('storage', bag.storage), ('duration', f'{bag.duration_s:.2f} s'),
-        ('class / gait', f'{analysis.bag_class} / {analysis.gait_id}'), ('gait parameters', params),
-        ('gait start (first non-zero command)', _f(analysis.gait_start_s, digits=3, unit=' s')),
+        ('robot', robot_of(analysis)), ('terrain', terrain_of(analysis)),
+        ('class / gait', f'{analysis.bag_class} / {analysis.gait_id}'),
+        ('launch file', bag.custom_data.get('cobra.launch_file', 'not recorded')), ('gait parameters', params),
+        ('gait start', start),
         ('gait frequency', f'{_f(analysis.frequency_hz, digits=3, unit=" Hz")} ({analysis.frequency_source})'),
         ('cycles (steady)', f'{len(analysis.cycles.steady)} ({int(analysis.cycles.steady.sum())})'
          if analysis.cycles is not None else 'n/a'),
         ('head track', bag.head.topic if bag.head is not None else 'none'),
+        ('git revision in bag', bag.custom_data.get('cobra.git_rev', 'not recorded')),
     ]))
+    counts = ''.join(f'<tr><td>{html.escape(topic)}</td><td>{count}</td>'
+                     f'<td>{_f(count / bag.duration_s if bag.duration_s > 0 else None, digits=1)}</td></tr>'
+                     for topic, count in sorted(bag.message_counts.items()))
+    custom = ''.join(f'<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>'
+                     for k, v in sorted(bag.custom_data.items()))
+    parts.append('<details><summary>messages per topic, custom_data</summary>'
+                 f'<table><tr><th>topic</th><th>messages</th><th>mean rate [Hz]</th></tr>{counts}</table>'
+                 + (f'<table><tr><th>custom_data key</th><th>value</th></tr>{custom}</table>' if custom else
+                    '<p>No custom_data in the bag (not recorded by the bringup).</p>') + '</details>')
     parts += [f'<p class="absent">Warning: {html.escape(text)}.</p>' for text in bag.warnings]
+    if ground_problems:  # cobra_analysis.ground_check: a body through or off the ground
+        lines = ''.join(f'<li>{html.escape(text)}</li>' for text in ground_problems)
+        parts.append(f'<p class="problem">PROBLEM: {len(ground_problems)} bod{"y" if len(ground_problems) == 1 else "ies"} '
+                     'went through or off the ground: this run\'s distances and speeds are meaningless.</p>'
+                     f'<details><summary>the ground check\'s lines</summary><ul>{lines}</ul></details>')
     if 'gait' in analysis.absent:
         parts.append(_absent(analysis, 'gait'))
     parts.append('<h3>Locomotion</h3>')
     loco = analysis.locomotion
     if loco is not None:
+        parts.append(f'<p>{html.escape(STRIDE_DEFINITION)}</p>')
+        if loco.too_few_cycles:
+            parts.append(f'<p class="absent">{html.escape(loco.too_few_cycles)}.</p>')
+        too_few = f'too few cycles to judge ({len(loco.stride_m)} steady; needs ≥ {MIN_CYCLES_TO_JUDGE})'
         parts.append(_table([
-            ('stride per cycle (mean vector)', _f(loco.mean_stride_m, 100, 2, ' cm')),
-            ('stride STD over cycles', _f(loco.stride_std_m, 100, 2, ' cm')),
-            ('heading drift (travel direction)', _f(loco.heading_drift_rad_per_cycle, 180 / math.pi, 2, ' deg/cycle')),
-            ('head yaw drift', _f(loco.yaw_drift_rad_per_cycle, 180 / math.pi, 2, ' deg/cycle')),
+            ('stride (|mean displacement vector| per steady cycle)', _f(loco.mean_stride_m, 100, 2, ' cm')),
+            ('STD of |displacement| over the steady cycles',
+             _f(loco.stride_std_m, 100, 2, ' cm') if loco.stride_std_m is not None else too_few),
+            ('heading drift (slope of the travel direction)', _drift_text(loco)),
+            ('head yaw drift (mean over the steady cycles)', _f(loco.yaw_drift_rad_per_cycle, 180 / math.pi, 2,
+                                                                ' deg/cycle')),
             ('mean speed (net, steady cycles)', _f(loco.mean_speed_m_s, 100, 2, ' cm/s')),
             ('path speed (steady cycles)', _f(loco.path_speed_m_s, 100, 2, ' cm/s')),
             ('distance from gait start', _f(loco.distance_m, 1, 3, ' m')),
@@ -210,9 +319,10 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, str]) -> str:
                        f'<td>{math.degrees(t.max_error_rad):.2f}</td><td>{_f(t.lag_s, 1000, 1)}</td></tr>'
                        for t in analysis.tracking)
         begin, end = analysis.tracking_window_s
-        parts.append(f'<p>Over {min(end, bag.joint_states.times_s[-1]) - begin:.1f} s from {begin:.2f} s (the steady '
-                     'cycles when known: ramps left out). Lag: peak of the cross-correlation, measured behind '
-                     'commanded.</p>')
+        parts.append(f'<p>Over {min(end, bag.joint_states.times_s[-1]) - begin:.1f} s from t = {begin - origin:.2f} s '
+                     '(the steady cycles when known: ramps left out). Lag: peak of the cross-correlation, measured '
+                     'behind commanded (n/a: the command has no wave, e.g. a twist joint turning on). Angles in '
+                     'degrees here and in the figure.</p>')
         parts.append('<table><tr><th>joint</th><th>RMS error [deg]</th><th>max error [deg]</th>'
                      f'<th>lag [ms]</th></tr>{rows}</table>' + _figure(figures.get('tracking')))
     else:
@@ -239,12 +349,13 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, str]) -> str:
     parts.append('<h3>Tumbling</h3>')
     if analysis.tumbling:
         rows = ''.join(
-            f'<tr><td>{t.begin_s:.2f}-{t.end_s:.2f}</td><td>{t.mean_speed_m_s:.3f}</td><td>{t.peak_speed_m_s:.3f}</td>'
-            f'<td>{t.height_drop_m:.3f}</td><td>{_f(t.mean_angular_speed_rad_s, digits=2)}</td>'
-            f'<td>{_f(t.peak_angular_speed_rad_s, digits=2)}</td><td>{_f(t.peak_total_force_n, digits=1)}</td>'
-            f'<td>{_f(t.peak_link_force_n, digits=1)}</td></tr>' for t in analysis.tumbling)
+            f'<tr><td>{t.begin_s - origin:.2f} to {t.end_s - origin:.2f}</td><td>{t.mean_speed_m_s:.3f}</td>'
+            f'<td>{t.peak_speed_m_s:.3f}</td><td>{t.height_drop_m:.3f}</td>'
+            f'<td>{_f(t.mean_angular_speed_rad_s, digits=2)}</td><td>{_f(t.peak_angular_speed_rad_s, digits=2)}</td>'
+            f'<td>{_f(t.peak_total_force_n, digits=1)}</td><td>{_f(t.peak_link_force_n, digits=1)}</td></tr>'
+            for t in analysis.tumbling)
         parts.append(f'<p>Spans from {html.escape(analysis.tumbling[0].source)}; the head stands for the COM '
-                     '(the bag has no COM track).</p><table><tr><th>span [s]</th><th>mean speed [m/s]</th>'
+                     '(the bag has no COM track).</p><table><tr><th>span, t [s]</th><th>mean speed [m/s]</th>'
                      '<th>peak speed [m/s]</th><th>height drop [m]</th><th>mean |ω| [rad/s]</th>'
                      '<th>peak |ω| [rad/s]</th><th>peak total |F| [N]</th><th>peak link |F| [N]</th></tr>'
                      f'{rows}</table>' + _figure(figures.get('tumbling')))
@@ -263,9 +374,47 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, str]) -> str:
     return '\n'.join(parts)
 
 
+def side_by_side(analyses: list[BagAnalysis]) -> str:
+    """Every bag's key numbers in one table, a column per bag."""
+    def loco(a: BagAnalysis, attribute: str, scale: float, digits: int, unit: str) -> str:
+        value = getattr(a.locomotion, attribute) if a.locomotion is not None else None
+        if a.locomotion is not None and value is None and a.locomotion.too_few_cycles:
+            return 'too few cycles'
+        return _f(value, scale, digits, unit)
+
+    def tracking(a: BagAnalysis) -> str:
+        if not a.tracking:
+            return 'n/a'
+        return f'{math.degrees(float(np.sqrt(np.mean([t.rms_error_rad ** 2 for t in a.tracking])))):.2f} deg'
+
+    def steady(a: BagAnalysis) -> str:
+        return str(int(a.cycles.steady.sum())) if a.cycles is not None else 'n/a'
+    rows: list[tuple[str, Any]] = [
+        ('class', lambda a: a.bag_class), ('robot', robot_of), ('terrain', terrain_of), ('gait', lambda a: a.gait_id),
+        ('gait frequency', lambda a: _f(a.frequency_hz, digits=3, unit=' Hz')),
+        ('duration', lambda a: f'{a.bag.duration_s:.1f} s'), ('steady cycles', steady),
+        ('stride', lambda a: loco(a, 'mean_stride_m', 100, 2, ' cm')),
+        ('stride STD', lambda a: loco(a, 'stride_std_m', 100, 2, ' cm')),
+        ('heading drift', lambda a: loco(a, 'heading_drift_rad_per_cycle', 180 / math.pi, 2, ' deg/cycle')),
+        ('mean speed', lambda a: loco(a, 'mean_speed_m_s', 100, 2, ' cm/s')),
+        ('path speed', lambda a: loco(a, 'path_speed_m_s', 100, 2, ' cm/s')),
+        ('joint tracking RMS (all joints)', tracking),
+        ('peak contact force', lambda a: _f(a.contact.peak_force_n if a.contact else None, digits=1, unit=' N')),
+        ('max sinkage', lambda a: _f(float(a.bag.heightmap.max_sinkage_m.max())
+                                     if a.bag.heightmap is not None and len(a.bag.heightmap.max_sinkage_m) else None,
+                                     1000, 1, ' mm')),
+    ]
+    head = ''.join(f'<th><a href="#{a.label}">{html.escape(a.label)}</a></th>' for a in analyses)
+    body = ''.join(f'<tr><th>{html.escape(name)}</th>' + ''.join(f'<td>{html.escape(str(value(a)))}</td>'
+                                                                  for a in analyses) + '</tr>'
+                   for name, value in rows)
+    return f'<table id="side-by-side"><tr><th></th>{head}</tr>{body}</table>'
+
+
 STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;padding:0 1em}
 table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #bbb;padding:2px 8px;text-align:left;font-size:90%}
-img{max-width:100%}.absent{color:#866;font-style:italic}h2{border-top:2px solid #444;padding-top:.5em}"""
+img{max-width:100%}figure{margin:.5em 0}.absent{color:#866;font-style:italic}.problem{color:#b00;font-weight:bold}
+h2{border-top:2px solid #444;padding-top:.5em}nav a{margin-right:1em}"""
 
 
 def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverride], class_by: str,
@@ -274,6 +423,7 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
     from cobra_analysis import plots
     from cobra_analysis.analysis import analyse_bag, comparisons, performance_ratios
     from cobra_analysis.bag_reader import read_bag
+    from cobra_analysis.ground_check import bag_ground_problems  # bodies through or off the ground (issue 17)
     paths = [Path(arg) for arg in bag_args]
     for override in overrides:
         if not any(_find_override([override], path, arg) for path, arg in zip(paths, bag_args)):
@@ -287,11 +437,12 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         analyses.append(analyse_bag(bag, label, class_by, override.bag_class if override else None,
                                     override.gait if override else None, frequency_hz))
     from cobra_analysis.velocity_tracking import section as velocity_section
-    body = []
+    ground_problems = {a.label: bag_ground_problems(a.bag) for a in analyses}
+    bag_sections = []
     figures_by_bag: dict[str, dict[str, str]] = {}
     velocity_by_bag: dict[str, dict[str, Any] | None] = {}
     for analysis in analyses:
-        figures: dict[str, str] = {}
+        figures: dict[str, FigureFile] = {}
         if analysis.bag.head is not None:
             figures['trajectory'] = plots.trajectory(analysis, out_dir)
         if analysis.locomotion is not None:
@@ -306,14 +457,20 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
             figures['tumbling'] = plots.tumbling(analysis, out_dir)
         if analysis.twist:
             figures['twist'] = plots.twist_power(analysis, out_dir)
-        figures_by_bag[analysis.label] = figures
-        body.append(bag_html(analysis, figures))
+        figures_by_bag[analysis.label] = {key: figure.name for key, figure in figures.items()}
+        section = bag_html(analysis, figures, ground_problems[analysis.label])
         velocity_html, velocity_by_bag[analysis.label] = velocity_section(  # gait:=cmd_vel runs (issue 20)
             analysis.bag.path, analysis.bag.head, out_dir, analysis.label)
-        body.append(velocity_html)
+        bag_sections.append(section + velocity_html)
     compared = comparisons(analyses)
     ratios, no_ratio = performance_ratios(analyses)
-    body.append('<h2>Between runs of the same gait</h2>')
+    body = ['<h2 id="comparison">Comparison between runs</h2>']
+    if len(analyses) > 1:
+        body.append('<p>Every bag side by side (stride as defined in each bag\'s locomotion section):</p>'
+                    + side_by_side(analyses))
+    else:
+        body.append('<p class="absent">Not in this report: one bag only; give two or more for a comparison.</p>')
+    body.append('<h3>Runs of the same gait</h3>')
     comparison_json = []
     if not compared:
         body.append('<p class="absent">Not in this report: no two bags of the same gait '
@@ -321,11 +478,14 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
                     '; set them with --label BAG=CLASS:GAIT).</p>')
     for index, result in enumerate(compared):
         error = result.error
-        figure = plots.comparison(result, out_dir, index) if error is not None else None
-        body.append(f'<h3>{html.escape(result.other)} vs {html.escape(result.reference)} ({html.escape(result.gait_id)})</h3>')
+        figure = (plots.comparison(result, out_dir, index)
+                  if error is not None or result.reference_shape is not None else None)
+        body.append(f'<h4>{html.escape(result.other)} against {html.escape(result.reference)} '
+                    f'({html.escape(result.gait_id)})</h4>')
         body.append(_table([
             ('stride ratio (other / reference)', _f(result.stride_ratio, digits=3)),
-            ('shape-normalised trajectory error', f'{_f(result.shape_error_strides, digits=3)} strides'),
+            ('shape-normalised trajectory error (mean steady cycle / stride)',
+             f'{_f(result.shape_error_strides, digits=3)} strides'),
             ('ATE (evo, Umeyama SE(3), RMSE)', _f(error.ate_rmse_m if error else None, 100, 2, ' cm')),
             ('RPE over one cycle (evo, RMSE)', _f(error.rpe_rmse_m if error else None, 100, 2, ' cm')),
             ('compared span of gait time', _f(error.compared_s if error else None, digits=1, unit=' s')),
@@ -335,8 +495,9 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
             'stride_ratio': result.stride_ratio, 'shape_error_strides': result.shape_error_strides,
             'ate_rmse_m': error.ate_rmse_m if error else None, 'ate_max_m': error.ate_max_m if error else None,
             'rpe_rmse_m': error.rpe_rmse_m if error else None, 'rpe_delta_s': error.rpe_delta_s if error else None,
-            'compared_s': error.compared_s if error else None, 'absent': result.absent})
-    body.append('<h2>Performance ratio Ξ (seed 001 §V-C)</h2>')
+            'compared_s': error.compared_s if error else None, 'absent': result.absent,
+            'figure': figure.name if figure else None})
+    body.append('<h3 id="performance-ratio">Performance ratio Ξ (the geometric-mechanics paper §V-C)</h3>')
     ratio_json: list[dict[str, Any]] = []
     if no_ratio:
         body.append(f'<p class="absent">Not in this report: {html.escape(no_ratio)}.</p>')
@@ -355,23 +516,34 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         'bag_git_revs': {a.label: a.bag.custom_data.get('cobra.git_rev') for a in analyses},
         'class_by': class_by,
     }
-    metrics = {'provenance': provenance, 'bags': [bag_metrics(a) for a in analyses],
+    metrics = {'provenance': provenance, 'bags': [bag_metrics(a, ground_problems[a.label]) for a in analyses],
                'comparisons': comparison_json, 'performance_ratio': ratio_json,
                'performance_ratio_absent': no_ratio, 'figures': figures_by_bag}
-    from cobra_analysis.ground_check import bag_ground_problems  # bodies through or off the ground (issue 17)
-    metrics['ground_problems'] = {a.label: bag_ground_problems(a.bag) for a in analyses}
+    metrics['ground_problems'] = ground_problems
     metrics['velocity_tracking'] = velocity_by_bag  # commanded against achieved velocity, None without cmd_vel
+
+    def stride(a: BagAnalysis) -> str:
+        return _f(a.locomotion.mean_stride_m, 100, 2, ' cm') if a.locomotion is not None else 'n/a'
     index_rows = ''.join(
         f'<tr><td><a href="#{a.label}">{html.escape(a.label)}</a></td><td>{html.escape(a.bag_class)}</td>'
-        f'<td>{html.escape(a.gait_id)}</td><td>{a.bag.duration_s:.1f}</td>'
+        f'<td>{html.escape(robot_of(a))}</td><td>{html.escape(terrain_of(a))}</td><td>{html.escape(a.gait_id)}</td>'
+        f'<td>{html.escape(stamp_text(time_origin_s(a)))}</td><td>{a.bag.duration_s:.1f}</td>'
+        f'<td>{int(a.cycles.steady.sum()) if a.cycles is not None else "n/a"}</td><td>{stride(a)}</td>'
+        f'<td>{"PROBLEM: see the bag" if ground_problems[a.label] else "ok"}</td>'
         f'<td>{html.escape(str(a.bag.custom_data.get("cobra.git_rev", "not recorded")))}</td></tr>' for a in analyses)
+    nav = ' '.join([f'<a href="#{a.label}">{html.escape(a.label)}</a>' for a in analyses]
+                   + ['<a href="#comparison">comparison between runs</a>',
+                      '<a href="#performance-ratio">performance ratio Ξ</a>', '<a href="metrics.json">metrics.json</a>'])
     page = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>COBRA validation report</title>'
             f'<style>{STYLE}</style></head><body><h1>COBRA validation report</h1>'
+            '<table id="summary"><tr><th>bag</th><th>class</th><th>robot</th><th>terrain</th><th>gait</th>'
+            '<th>gait start (t = 0 on its page)</th><th>duration [s]</th><th>steady cycles</th><th>stride</th>'
+            f'<th>ground check</th><th>git revision in bag</th></tr>{index_rows}</table>'
+            f'<nav>Go to: {nav}</nav>'
             f'<p>Generated {provenance["generated_utc"]} by cobra_analysis at git revision '
             f'{html.escape(str(report_rev))} ({html.escape(provenance["report_git_rev_source"])}). '
-            'Numbers in <a href="metrics.json">metrics.json</a>.</p>'
-            '<table><tr><th>bag</th><th>class</th><th>gait</th><th>duration [s]</th><th>git revision in bag</th></tr>'
-            f'{index_rows}</table>' + '\n'.join(body) + '</body></html>')
+            f'Times on each bag\'s page are seconds since its gait start. {html.escape(STRIDE_DEFINITION)}</p>'
+            + '\n'.join(body + bag_sections) + '</body></html>')
     (out_dir / 'metrics.json').write_text(json.dumps(_json_value(metrics), indent=1))
     (out_dir / 'index.html').write_text(page)
     return metrics

@@ -38,6 +38,8 @@ class TrajectoryError:
     compared_s: float
     aligned_b_xy_m: np.ndarray   # the second track after alignment, for the overlay plot
     reference_xy_m: np.ndarray
+    times_s: np.ndarray          # gait time of each compared pose [s]
+    ate_error_m: np.ndarray      # translation error of each pose after alignment (evo APE), for error over time
 
 
 def _evo_track(grid_s: np.ndarray, track: TrackOnGaitClock) -> PoseTrajectory3D:
@@ -68,7 +70,8 @@ def trajectory_error(a: TrackOnGaitClock, b: TrackOnGaitClock, frequency_hz: flo
                            float(ape.get_statistic(evo_metrics.StatisticsType.max)),
                            float(rpe.get_statistic(evo_metrics.StatisticsType.rmse)),
                            delta_frames / RATE_HZ, float(end - begin),
-                           estimate.positions_xyz[:, :2].copy(), reference.positions_xyz[:, :2].copy())
+                           estimate.positions_xyz[:, :2].copy(), reference.positions_xyz[:, :2].copy(),
+                           grid.copy(), np.asarray(ape.error, dtype=float).copy())
 
 
 def gait_clock_track(times_s: np.ndarray, position_m: np.ndarray, yaw_rad: np.ndarray,

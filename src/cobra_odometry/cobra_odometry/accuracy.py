@@ -162,20 +162,13 @@ def _plot(reference_traj, estimate_traj, ate_errors: np.ndarray, result: Accurac
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from cobra_analysis.track_error_figure import draw_track_error  # the report's comparison draws the same
     figure, (top, error_axes) = plt.subplots(1, 2, figsize=(11, 4.5))
-    top.plot(reference_traj.positions_xyz[:, 0], reference_traj.positions_xyz[:, 1], 'k--', label='reference')
-    top.plot(estimate_traj.positions_xyz[:, 0], estimate_traj.positions_xyz[:, 1], 'tab:blue',
-             label=f'estimate ({result.alignment}-aligned)')
-    top.set_xlabel('x [m]')
-    top.set_ylabel('y [m]')
-    top.set_aspect('equal', adjustable='datalim')
-    top.legend()
-    top.set_title('top view')
-    times = reference_traj.timestamps - reference_traj.timestamps[0]
-    error_axes.plot(times, ate_errors, 'tab:red')
-    error_axes.set_xlabel('t [s]')
-    error_axes.set_ylabel('ATE [m]')
-    error_axes.set_title(f'ATE rmse {result.ate_rmse_m:.4f} m, RPE rmse {result.rpe_rmse_m:.4f} m')
+    draw_track_error(top, error_axes, reference_traj.positions_xyz[:, :2], estimate_traj.positions_xyz[:, :2],
+                     reference_traj.timestamps - reference_traj.timestamps[0], ate_errors, 'reference',
+                     f'estimate ({result.alignment}-aligned)', 'time since the first matched pose [s]')
+    figure.suptitle(f'ATE rmse {result.ate_rmse_m:.4f} m, RPE rmse {result.rpe_rmse_m:.4f} m per '
+                    f'{result.rpe_delta:g} {result.rpe_unit}', fontsize=10)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
