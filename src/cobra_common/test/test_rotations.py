@@ -59,6 +59,9 @@ def test_axis_turns_batch_over_angles_and_take_any_axis_length() -> None:
     turns = matrix_about_axis((0.0, 0.0, 5.0), np.array([0.0, math.pi / 2]))
     np.testing.assert_allclose(turns[0], np.eye(3), atol=1e-12)
     np.testing.assert_allclose(turns[1], QUARTER_TURN_ABOUT_Z, atol=1e-12)
+    axis, angle = np.array([0.3, -1.2, 0.5]), 2.3
+    np.testing.assert_allclose(matrix_about_axis(axis, angle), matrix_about_axis(axis, np.array([angle]))[0],
+                               atol=1e-12)  # one angle (the direct formula) = the batched scipy path
 
 
 def test_rotation_vectors_round_trip_and_half_turn_angle() -> None:

@@ -6,6 +6,7 @@ single source of its numbers. No ROS imports: only the standard library and nump
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import xml.etree.ElementTree as ET
@@ -32,11 +33,18 @@ class Pose:
     rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def matrix(self) -> np.ndarray:
-        """Homogeneous transform child-in-parent (URDF fixed-axis roll-pitch-yaw)."""
-        transform = np.eye(4)
-        transform[:3, :3] = matrix_from_rpy(*self.rpy)
-        transform[:3, 3] = self.xyz
-        return transform
+        """Homogeneous transform child-in-parent (URDF fixed-axis roll-pitch-yaw); a fresh copy of
+        the one worked out per pose (forward kinematics asks for it every call)."""
+        return _pose_matrix(self.xyz, self.rpy).copy()
+
+
+@functools.lru_cache(maxsize=4096)
+def _pose_matrix(xyz: tuple[float, float, float], rpy: tuple[float, float, float]) -> np.ndarray:
+    transform = np.eye(4)
+    transform[:3, :3] = matrix_from_rpy(*rpy)
+    transform[:3, 3] = xyz
+    transform.setflags(write=False)
+    return transform
 
 
 @dataclass(frozen=True)

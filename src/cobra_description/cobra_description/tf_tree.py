@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from cobra_common.rotations import matrix_about_axis, matrix_from_quaternion, quaternion_from_matrix
+from cobra_common.rotations import matrix_from_quaternion, matrix_from_rotation_vector, quaternion_from_matrix
 
 from cobra_description.robot_model import Joint, RobotModel, RobotModelError
 
@@ -74,29 +74,26 @@ class TfTree:
                                        if name in positions and math.isfinite(positions[name])])
 
     def _frame_transforms(self, joint_positions: list[tuple[Joint, float]]) -> list[FrameTransform]:
-        """One quaternion conversion for all joints of a message (it is the costly step)."""
+        """All joints of a message in two batched rotation calls (per joint they cost more than
+        the rest of the message's work)."""
         if not joint_positions:
             return []
-        matrices = np.array([self._joint_matrix(joint, position) for joint, position in joint_positions])
+        matrices = np.array([joint.origin.matrix() for joint, _ in joint_positions])
+        rotation_vectors = np.zeros((len(joint_positions), 3))
+        for k, (joint, position) in enumerate(joint_positions):
+            axis = np.asarray(joint.axis, dtype=float)
+            if joint.type in ('revolute', 'continuous') and position:
+                rotation_vectors[k] = axis / np.linalg.norm(axis) * position
+            elif joint.type == 'prismatic' and position:
+                matrices[k, :3, 3] += matrices[k, :3, :3] @ (axis / np.linalg.norm(axis) * position)
+        turning = np.flatnonzero(np.any(rotation_vectors != 0.0, axis=1))
+        if len(turning):
+            matrices[turning, :3, :3] = matrices[turning, :3, :3] @ matrix_from_rotation_vector(rotation_vectors[turning])
         quaternions = quaternion_from_matrix(matrices[:, :3, :3])
         return [FrameTransform(self.frame_id(joint.parent), self.frame_id(joint.child),
                                (float(matrix[0, 3]), float(matrix[1, 3]), float(matrix[2, 3])),
                                (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
                 for (joint, _), matrix, q in zip(joint_positions, matrices, quaternions)]
-
-    @staticmethod
-    def _joint_matrix(joint: Joint, position: float) -> np.ndarray:
-        transform = joint.origin.matrix()
-        if joint.type in ('revolute', 'continuous') and position:
-            motion = np.eye(4)
-            motion[:3, :3] = matrix_about_axis(joint.axis, position)
-            transform = transform @ motion
-        elif joint.type == 'prismatic' and position:
-            motion = np.eye(4)
-            axis = np.asarray(joint.axis, dtype=float)
-            motion[:3, 3] = axis / np.linalg.norm(axis) * position
-            transform = transform @ motion
-        return transform
 
     def problems(self, positions: Mapping[str, float]) -> list[str]:
         """Why some of `positions` are not used: unknown joint names, non-finite values."""
