@@ -1,15 +1,14 @@
 """Odometry node: RealSense D435i -> `imu/data` (+ images), ORB-SLAM3 poses -> `odom`.
 
 ROS glue only: frames and poses are converted at the edge and handed to the libraries
-(camera_link: the camera's open/reconnect worker and its frames as records; pose_tracking,
-trajectory_formats, transforms, replay_pacing).
+(camera_link: the camera's open/reconnect worker and its frames as records; slam_input: SLAM
+poses into the estimator, events and estimates out; trajectory_formats, transforms, replay_pacing).
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profi
 from sensor_msgs.msg import CameraInfo, Image, Imu
 from std_msgs.msg import Int32, String
 
-from cobra_common.rotations import QuaternionError, checked_unit_quaternion, quaternion_from_matrix
+from cobra_common.rotations import quaternion_from_matrix
 from cobra_common.node_runtime import run_node, spin_node
 from cobra_common.ros_entry import StartupError, declare, describe, set_stamp, stamp_seconds
 from cobra_description.robot_model import RobotModelError, load_robot_model
@@ -38,7 +37,8 @@ from cobra_odometry.parameter_checks import POSE_SOURCES, parameter_problem
 from cobra_odometry.realsense_source import (ACCEL_RATES_HZ, GYRO_RATES_HZ, DeviceNotFoundError, ImageFrame,
                                              StreamConfig, StreamSelectionError)
 from cobra_odometry.replay_pacing import ReplayPacer
-from cobra_odometry.trajectory_formats import LineIssue, PoseSample, TrajectoryFollower, read_trajectory
+from cobra_odometry.slam_input import SlamInput
+from cobra_odometry.trajectory_formats import TrajectoryFollower, read_trajectory
 from cobra_odometry.transforms import CameraToBase, optical_frame_of, pose_matrix
 
 POSE_TYPES = {'PoseStamped': PoseStamped, 'Odometry': Odometry}
@@ -146,7 +146,6 @@ class OdometryNode(Node):
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
-        self._lock = threading.Lock()
         self._event_counts: dict[str, int] = {}
         self._last_event: dict[str, str] = {}
         # one logger object per event kind: rclpy throttles per logger and call site, and each
@@ -179,12 +178,10 @@ class OdometryNode(Node):
 
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         changes = {p.name: p.value for p in parameters if p.name in ESTIMATOR_PARAMETERS}
-        with self._lock:
-            for parameter in parameters:
-                self._p[parameter.name] = parameter.value
-            if changes:
-                self._estimator.config = replace(self._estimator.config,
-                                                 **{k: float(v) for k, v in changes.items()})
+        for parameter in parameters:
+            self._p[parameter.name] = parameter.value
+        if changes:
+            self.slam.retune(changes)
         if self.camera is not None:
             self.camera.reconnect.policy = ReconnectPolicy(self._p['retry_initial_s'], self._p['retry_max_s'],
                                                            self._p['frame_timeout_s'])
@@ -225,34 +222,35 @@ class OdometryNode(Node):
             raise StartupError(f'{error} (check pose_frame / base_frame / urdf_path)') from error
         if p['pose_frame_optical']:
             base_to_pose = optical_frame_of(base_to_pose)
-        self._estimator = OdometryEstimator(CameraToBase(base_to_pose), config)
+        self.slam = SlamInput(OdometryEstimator(CameraToBase(base_to_pose), config), self._now_s,
+                              self._publish_odom, self._emit)
         self._odom_frame_id = self.frame_id(p['odom_frame'])
         self._base_frame_id = self.frame_id(p['base_frame'])
         self._odom_pub = self.create_publisher(Odometry, 'odom', ODOM_QOS)
         self._pose_sub = None
-        self._file_issues = 0
         self._type_warned = False
         if p['tracking_state_topic']:
-            self.create_subscription(Int32, p['tracking_state_topic'], self._on_tracking_state, 10)
+            self.create_subscription(Int32, p['tracking_state_topic'],
+                                     lambda message: self.slam.tracking_state(message.data), 10)
         if p['pose_source'] == 'topic':
             self._pose_sub = self.create_subscription(
                 POSE_TYPES[p['pose_topic_type']], p['pose_topic'], self._on_pose_message, POSE_QOS)
         elif p['pose_source'] == 'file':
             if p['trajectory_mode'] == 'follow':
-                self._follower = TrajectoryFollower(p['trajectory_file'], p['trajectory_format'])
-                self.create_timer(p['trajectory_poll_s'], self._poll_trajectory)
+                follower = TrajectoryFollower(p['trajectory_file'], p['trajectory_format'])
+                self.create_timer(p['trajectory_poll_s'], lambda: self.slam.poll_file(follower))
             else:
                 try:
                     result = read_trajectory(p['trajectory_file'], p['trajectory_format'])
                 except OSError as error:
                     raise StartupError(f"cannot read trajectory_file: {error}") from error
-                self._report_line_issues(result.issues)
+                self.slam.report_line_issues(result.issues)
                 if not result.samples:
                     raise StartupError(f"{p['trajectory_file']}: no valid {p['trajectory_format']} "
                                        'poses (wrong trajectory_format?)')
                 self._replay = ReplayPacer(result.samples)
                 self.create_timer(p['trajectory_poll_s'], self._replay_tick)
-        self.create_timer(0.05, self._check_stale)
+        self.create_timer(0.05, self.slam.check_stale)
         self.get_logger().info(
             f"odom from {p['pose_source']}"
             + (f" {p['pose_topic']} ({p['pose_topic_type']})" if p['pose_source'] == 'topic' else '')
@@ -260,63 +258,18 @@ class OdometryNode(Node):
                if p['pose_source'] == 'file' else '')
             + f"; SLAM pose frame {p['pose_frame']}{' (optical axes)' if p['pose_frame_optical'] else ''}")
 
-    def _on_tracking_state(self, message: Int32) -> None:
-        with self._lock:
-            events = self._estimator.update_tracking_state(message.data, self._now_s())
-        self._emit(events)
-
-    def _on_pose_message(self, message) -> None:
+    def _on_pose_message(self, message) -> None:  # type: ignore[no-untyped-def]  (PoseStamped | Odometry)
         pose = message.pose.pose if isinstance(message, Odometry) else message.pose
-        position = np.array([pose.position.x, pose.position.y, pose.position.z])
-        quaternion = np.array([pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w])
-        if not np.all(np.isfinite(position)):
-            self._event('bad_pose', 'warn', f"non-finite position on {self._p['pose_topic']}: pose ignored")
-            return
-        try:
-            quaternion = checked_unit_quaternion(quaternion)
-        except QuaternionError as error:
-            self._event('bad_pose', 'warn', f"{self._p['pose_topic']}: {error}; pose ignored")
-            return
-        self._ingest(PoseSample(stamp_seconds(message.header.stamp), position, quaternion))
-
-    def _ingest(self, sample: PoseSample) -> None:
-        with self._lock:
-            estimate, events = self._estimator.update_pose(
-                sample.stamp_s, pose_matrix(sample.position, sample.quaternion_xyzw), self._now_s())
-        if estimate is not None:
-            self._publish_odom(estimate)
-        self._emit(events)
-
-    def _poll_trajectory(self) -> None:
-        samples, issues = self._follower.poll()
-        self._report_line_issues(issues)
-        for sample in samples:
-            self._ingest(sample)
+        self.slam.pose(stamp_seconds(message.header.stamp),
+                       np.array([pose.position.x, pose.position.y, pose.position.z]),
+                       np.array([pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w]),
+                       self._p['pose_topic'])
 
     def _replay_tick(self) -> None:
-        replay = self._replay
-        if replay.finished:
-            return
-        if not replay.started:
-            # an offline replay is only useful to someone listening: start when odom is subscribed
-            if self._p['replay_wait_for_subscriber'] and self._odom_pub.get_subscription_count() == 0:
-                return
-            replay.start(time.monotonic())
-            self.get_logger().info(f'trajectory replay started ({replay.pose_count} poses)')
-        for sample in replay.due(time.monotonic()):
-            self._ingest(sample)
-        if replay.finished:
-            self._event('replay_done', 'info', f'trajectory replay finished ({replay.pose_count} poses)')
-
-    def _report_line_issues(self, issues: list[LineIssue]) -> None:
-        for issue in issues:
-            self._file_issues += 1
-            self._event('bad_line', 'warn', f'skipped malformed trajectory line {issue}')
-
-    def _check_stale(self) -> None:
-        with self._lock:
-            events = self._estimator.check_stale(self._now_s())
-        self._emit(events)
+        # an offline replay is only useful to someone listening: start when odom is subscribed
+        may_start = not self._p['replay_wait_for_subscriber'] or self._odom_pub.get_subscription_count() > 0
+        if self.slam.replay_tick(self._replay, may_start, time.monotonic()):
+            self.get_logger().info(f'trajectory replay started ({self._replay.pose_count} poses)')
 
     def _publish_odom(self, estimate: OdometryEstimate) -> None:
         message = Odometry()
@@ -446,29 +399,9 @@ class OdometryNode(Node):
         self._diag_pub.publish(array)
 
     def _slam_status(self, odom_rate_hz: float) -> DiagnosticStatus:
-        with self._lock:
-            estimator = self._estimator
-            stale = estimator.is_stale
-            never = estimator.counters.poses_in == 0
-            state = estimator.tracking_state
-            counters = estimator.counters
-            reanchored = estimator.reanchored_recently
-        problems = []
-        if never and self._p['pose_source'] != 'none':
-            problems.append('no SLAM pose received yet')
-        if stale:
-            problems.append('SLAM poses stale')
-        if state is not None and not state.is_tracking:
-            problems.append(f'tracking {state.name}')
-        if reanchored and not stale and (state is None or state.is_tracking):
-            problems.append('re-anchored recently (jump/reset)')
-        for kind in ('wrong_type', 'bad_pose', 'bad_line', 'backwards'):
-            if kind in self._last_event:
-                problems.append(f'{self._event_counts[kind]}x {kind}: {self._last_event[kind]}')
+        problems, values = self.slam.status(self._p['pose_source'] != 'none', self._event_counts, self._last_event)
+        values = {**values, 'odom_rate_hz': f'{odom_rate_hz:.1f}'}
         level = DiagnosticStatus.WARN if problems else DiagnosticStatus.OK
-        values = {f.name: str(getattr(counters, f.name)) for f in fields(counters)}
-        values.update({'odom_rate_hz': f'{odom_rate_hz:.1f}', 'malformed_lines': str(self._file_issues),
-                       'tracking_state': state.name if state is not None else 'unknown'})
         return self._status('odometry: slam', level, '; '.join(problems) or 'tracking', values)
 
     @staticmethod
