@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from cobra_analysis import metrics as m
 from cobra_analysis.analysis import BagAnalysis, Comparison, total_contact_force
 from cobra_analysis.bag_reader import Heightmap
-from cobra_analysis.track_error_figure import draw_track_error
+from cobra_common.track_error_figure import draw_track_error
 
 MAX_POINTS = 4000
 DPI = 100

@@ -118,8 +118,8 @@ def stamp_text(stamp_s: float | None) -> str:
         return 'n/a'
     if stamp_s < SIM_TIME_BEFORE_S:
         return f'sim time {stamp_s:.3f} s (the clock started at 0: no date)'
-    whole = math.floor(stamp_s)
-    return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(whole)) + f'.{int((stamp_s - whole) * 1000):03d} UTC'
+    whole, milliseconds = divmod(round(stamp_s * 1000), 1000)
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(whole)) + f'.{milliseconds:03d} UTC'
 
 
 def time_origin_s(analysis: BagAnalysis) -> float:
@@ -276,12 +276,13 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, FigureFile], ground_probl
         ('git revision in bag', bag.custom_data.get('cobra.git_rev', 'not recorded')),
     ]))
     counts = ''.join(f'<tr><td>{html.escape(topic)}</td><td>{count}</td>'
-                     f'<td>{_f(count / bag.duration_s if bag.duration_s > 0 else None, digits=1)}</td></tr>'
+                     f'<td>{_f((count - 1) / bag.duration_s if count > 1 and bag.duration_s > 0 else None, digits=1)}'
+                     '</td></tr>'
                      for topic, count in sorted(bag.message_counts.items()))
     custom = ''.join(f'<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>'
                      for k, v in sorted(bag.custom_data.items()))
     parts.append('<details><summary>messages per topic, custom_data</summary>'
-                 f'<table><tr><th>topic</th><th>messages</th><th>mean rate [Hz]</th></tr>{counts}</table>'
+                 f'<table><tr><th>topic</th><th>messages</th><th>mean rate over the bag [Hz]</th></tr>{counts}</table>'
                  + (f'<table><tr><th>custom_data key</th><th>value</th></tr>{custom}</table>' if custom else
                     '<p>No custom_data in the bag (not recorded by the bringup).</p>') + '</details>')
     parts += [f'<p class="absent">Warning: {html.escape(text)}.</p>' for text in bag.warnings]

@@ -51,9 +51,51 @@ def test_locomotion_stride_drift_and_speed():
     loco = m.locomotion(times, xy, direction, cycles)
     assert loco.stride_m == pytest.approx(np.full(9, stride), rel=2e-3)
     assert loco.heading_drift_rad_per_cycle == pytest.approx(drift, rel=1e-2)
+    assert loco.heading_drift_stderr_rad_per_cycle < 1e-3 * drift  # a straight turn: the fit has no residual
+    assert loco.too_few_cycles is None
     assert loco.yaw_drift_rad_per_cycle == pytest.approx(drift, rel=1e-2)
     assert loco.path_speed_m_s == pytest.approx(speed, rel=2e-3)
     assert loco.cycle_paths_m.shape == (9, m.PHASE_POINTS, 2)
+
+
+def test_two_steady_cycles_are_too_few_to_judge_spread_and_drift():
+    """Two points fit any line and give a meaningless STD: the issue's 'drift per cycle' through two
+    cycles and 'STD 0.03 cm' are not reported; the stride (a mean) still is."""
+    times = np.linspace(0.0, 4.0, 401)
+    cycles = m.GaitCycles(0.0, 0.5, np.array([0.0, 2.0, 4.0]), np.ones(2), np.ones(2, dtype=bool))
+    xy = np.column_stack([np.zeros_like(times), 0.05 * times + 0.001 * np.sin(np.pi * times / 4.0)])
+    loco = m.locomotion(times, xy, np.zeros_like(times), cycles)
+    assert loco.stride_m == pytest.approx([0.101, 0.099])
+    assert loco.mean_stride_m == pytest.approx(0.1)
+    assert loco.stride_std_m is None and loco.heading_drift_rad_per_cycle is None
+    assert loco.heading_drift_stderr_rad_per_cycle is None
+    assert loco.too_few_cycles.startswith('2 steady cycles are too few to judge')
+
+
+def test_drift_slope_and_its_standard_error():
+    values = np.array([0.0, 1.0, 2.0, 3.0]) * 0.05 + np.array([0.01, -0.01, -0.01, 0.01])
+    slope, error = m.drift_slope(values)
+    assert slope == pytest.approx(0.05)
+    # residuals (+-0.01) after the fit: SSR 4e-4 over 2 dof, Sxx = 5
+    assert error == pytest.approx(math.sqrt(4e-4 / 2 / 5.0))
+    assert m.drift_slope(np.array([0.0, 1.0])) == (pytest.approx(1.0), None)
+    assert m.drift_slope(np.array([0.0])) == (None, None)
+
+
+def test_one_cycle_mean_of_a_periodic_speed_is_flat_to_the_end():
+    """The mean over one whole cycle of a periodic speed is its mean everywhere it is defined; the
+    old np.convolve(mode='same') padded with zeros and fell over the last half cycle (1.25 s at
+    0.4 Hz), like a stop ramp the run never had."""
+    rate_hz, frequency = 50.0, 0.4
+    times = np.arange(0.0, 20.0, 1.0 / rate_hz)
+    speed = 0.07 + 0.015 * np.sin(2 * np.pi * frequency * times)
+    window = int(round(rate_hz / frequency))
+    mean, offset = m.one_cycle_mean(speed, window)
+    assert mean == pytest.approx(np.full(len(speed) - window + 1, 0.07), abs=1e-4)
+    assert offset == (window - 1) // 2  # each mean sits at the middle of its window
+    padded = np.convolve(speed, np.ones(window) / window, mode='same')
+    assert padded[-1] < 0.05  # what the report drew before: 30 % low at the end
+    assert m.one_cycle_mean(speed[:10], window)[0].size == 0  # shorter than a cycle: nothing to draw
 
 
 def test_tracking_rms_and_lag_of_a_delayed_sine():

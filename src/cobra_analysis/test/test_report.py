@@ -3,6 +3,7 @@ contact, sinkage, tumbling, twist power), and its bad input: one error line, exi
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -40,10 +41,12 @@ def sim_robot_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
     direction of travel) and a sim run that strides 0.12 m and turns 3 deg per cycle."""
     root = tmp_path_factory.mktemp('report')
     sim = write_bag(root / 'sim_run', SyntheticRun(duration_s=14.0, contact_links=COBRA_LINKS, heightmap=True,
-                                                   custom_data=GAIT1))
+                                                   custom_data={**GAIT1, 'cobra.terrain': 'scm',
+                                                                'cobra.launch_file': 'sidewind.launch.py'}))
     robot = write_bag(root / 'robot_run', SyntheticRun(duration_s=14.0, storage='sqlite3', ground_truth=False,
                                                        namespace='cobra', start_time_s=1.7e9,
-                                                       heading_rad=math.pi / 2 + 0.5))
+                                                       heading_rad=math.pi / 2 + 0.5,
+                                                       custom_data={'cobra.robot': 'cobra'}))
     turning = write_bag(root / 'turning', SyntheticRun(duration_s=14.0, stride_m=0.12, custom_data=GAIT1,
                                                        heading_drift_rad_per_cycle=math.radians(3.0)))
     out = root / 'out'
@@ -138,6 +141,85 @@ def test_page_provenance_and_figures(sim_robot_report):
     assert not list(out.parent.glob('.out.partial-*'))
 
 
+def section_of(page: str, label: str) -> str:
+    """The page's section of one bag (its h2 up to the next h2)."""
+    begin = page.index(f'<h2 id="{label}">')
+    end = page.find('<h2', begin + 1)
+    return page[begin:end if end > 0 else len(page)]
+
+
+def test_page_names_robot_terrain_gait_class_and_topic_counts(sim_robot_report):
+    out, metrics = sim_robot_report
+    page = (out / 'index.html').read_text()
+    assert page.index('<table') == page.index('<table id="summary">')  # the summary table comes first
+    summary = page[page.index('<table id="summary">'):page.index('</table>')]
+    assert ('<td><a href="#sim_run">sim_run</a></td><td>sim</td><td>cobra (from the joint names)</td><td>scm</td>'
+            '<td>gait1</td>') in summary
+    assert ('<td><a href="#robot_run">robot_run</a></td><td>robot</td><td>cobra</td>'
+            '<td>the real ground (robot run)</td><td>gait1</td>') in summary
+    bags = by_label(metrics)
+    assert (bags['sim_run']['robot'], bags['sim_run']['terrain']) == ('cobra (from the joint names)', 'scm')
+    sim = section_of(page, 'sim_run')
+    assert '<th>launch file</th><td>sidewind.launch.py</td>' in sim
+    assert '<td>/joint_states</td><td>7000</td><td>500.0</td>' in sim  # 14 s at 500 Hz
+    assert '<td>/cobra/joint_states</td><td>7000</td>' in section_of(page, 'robot_run')
+    assert '<td>cobra.terrain</td><td>scm</td>' in sim
+
+
+def test_times_count_from_the_gait_start_and_the_date_is_given_once(sim_robot_report):
+    """The robot bag has wall-clock stamps (1.7e9 s): its page shows the date of its gait start once
+    and every other time since it, never raw epoch seconds."""
+    out, metrics = sim_robot_report
+    robot = section_of((out / 'index.html').read_text(), 'robot_run')
+    assert robot.count('2023-11-14 22:13:21.010 UTC') == 1  # 1.7e9 s + the 1.01 s before the first command
+    assert not re.search(r'\b1[67]\d{8}(\.\d+)?\b', robot), 'an epoch stamp on the page'
+    assert 'from t = 2.00 s' in robot  # joint tracking from the first steady cycle, 2 s after the gait start
+    assert by_label(metrics)['robot_run']['tracking_window_since_gait_start_s'][0] == pytest.approx(2.0, abs=0.01)
+    sim = section_of((out / 'index.html').read_text(), 'sim_run')
+    assert 'sim time 1.010 s (the clock started at 0: no date)' in sim
+
+
+def figures_on(page: str) -> list[tuple[list[dict[str, str]], str, str]]:
+    """(axes labels, src, alt) of every figure the report emits."""
+    return [(json.loads(html.unescape(axes)), src, html.unescape(alt)) for axes, src, alt in
+            re.findall(r'<figure data-axes="([^"]*)"><img src="([^"]+)" alt="([^"]*)"></figure>', page)]
+
+
+def test_every_figure_axis_is_labelled_and_described(sim_robot_report):
+    out, _ = sim_robot_report
+    page = (out / 'index.html').read_text()
+    figures = figures_on(page)
+    assert len(figures) == len(re.findall(r'<img ', page)) >= 10
+    for axes, src, alt in figures:
+        assert alt != src and len(alt) > 40, alt
+        for ax in axes:
+            if ax['kind'] == 'colorbar':
+                assert ax['x'] or ax['y'], f'{src}: a colour bar without a label'
+            else:
+                assert ax['x'] and ax['y'], f'{src}: axes {ax} lack a label'
+    tracking = next(axes for axes, src, _ in figures if src == 'sim_run_tracking.png')
+    panels = [ax for ax in tracking if ax['title'].startswith('joint_')]
+    assert len(panels) == 11
+    assert {(ax['x'], ax['y']) for ax in panels} == {('time since gait start [s]', 'angle [deg]')}
+    contact = next(axes for axes, src, _ in figures if src == 'sim_run_contact.png')
+    assert [ax['y'] for ax in contact if ax['kind'] == 'colorbar'] == ['mean contact force |F| [N]']
+
+
+def test_comparison_is_linked_from_the_top_side_by_side_with_shape_and_error_over_time(sim_robot_report):
+    out, _ = sim_robot_report
+    page = (out / 'index.html').read_text()
+    assert page.index('<a href="#comparison">') < page.index('<h2')
+    assert page.index('<h2 id="comparison">') < page.index('<h2 id="sim_run">')
+    side = page[page.index('<table id="side-by-side">'):]
+    side = side[:side.index('</table>')]
+    assert '<th>stride</th><td>10.00 cm</td><td>10.00 cm</td><td>11.96 cm</td>' in side  # turning: |mean vector| < 12
+    assert '<th>terrain</th><td>scm</td><td>the real ground (robot run)</td><td>not recorded</td>' in side
+    comparison = {src: axes for axes, src, _ in figures_on(page)}['comparison_0.png']
+    labels = {(ax['x'], ax['y']) for ax in comparison}
+    assert labels == {('along travel [strides]', 'across travel [strides]'), ('x [m]', 'y [m]'),
+                      ('time since gait start [s]', 'position error [cm]')}
+
+
 def test_performance_ratio_heat_map(tmp_path):
     bags = []
     for name, stride in (('sim_g1', 0.1), ('sim_g2', 0.2), ('robot_g1', 0.1), ('robot_g2', 0.1)):
@@ -181,6 +263,9 @@ def test_tumbling_and_twist_power_sections(tmp_path):
     assert metrics['tsnake']['gait']['frequency_hz'] == pytest.approx(0.4, abs=1e-3)
     assert [t['lag_s'] for t in metrics['tsnake']['tracking'] if t['joint'].endswith('_twist')] == [None] * 6
     assert (out / 'tumble_tumbling.png').exists() and (out / 'tsnake_twist_power.png').exists()
+    assert metrics['tumble']['absent']['twist'] == ('no twist joints (m1_twist, m2_twist, …) in joint_states '
+                                                   '(a T-Snake bag has them)')
+    assert not re.search(r'\{[a-z_]+\}', (out / 'index.html').read_text())  # no unformatted placeholder
 
 
 def test_a_bag_missing_topics_gives_a_report_without_those_sections(tmp_path):
@@ -226,7 +311,13 @@ def _unrelated_bag(path: Path) -> Path:
     return path
 
 
+def _empty_directory(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
 @pytest.mark.parametrize('make_bag, message', [
+    (_empty_directory, 'an empty directory, not a bag'),
     (_truncated_bag, 'cannot read the bag'),
     (_empty_bag, 'the bag holds no messages'),
     (_garbage_bag, 'cannot read the bag'),
@@ -299,6 +390,11 @@ def test_a_split_logger_bag_with_an_unrecovered_split(tmp_path):
     assert bag['storage'] == 'mcap'
     assert bag['message_counts']['/joint_states'] == 800
     assert bag['locomotion']['stride_per_cycle_m'] == pytest.approx([0.1] * 2, abs=1e-3)
+    # two steady cycles: no STD and no drift fitted through two points
+    assert bag['locomotion']['stride_std_m'] is None and bag['locomotion']['heading_drift_deg_per_cycle'] is None
+    assert bag['locomotion']['too_few_cycles'].startswith('2 steady cycles are too few to judge')
+    assert '<th>heading drift (slope of the travel direction)</th><td>too few cycles to judge (2 steady; needs ≥ 3)' \
+        in (out / 'index.html').read_text()
     assert bag['warnings'] == [f'{logged} has an open split in .recording/ (a recording cut off): its messages '
                                f'are not in this report; run `python -m cobra_logger.recover {logged}` to add them']
     assert 'python -m cobra_logger.recover' in (out / 'index.html').read_text()

@@ -87,6 +87,8 @@ def open_bag(path: str | Path, own_errors: tuple[type[BaseException], ...] = ())
     bag = Path(path)
     if not bag.exists():
         raise BagReadError(f'{bag}: no such bag (give a bag directory or a .mcap/.db3 file)')
+    if bag.is_dir() and not (bag / 'metadata.yaml').exists():
+        raise BagReadError(_no_metadata(bag))
     try:
         reader = AnyReader([bag], default_typestore=cobra_typestore())
         reader.open()
@@ -100,6 +102,21 @@ def open_bag(path: str | Path, own_errors: tuple[type[BaseException], ...] = ())
         raise _read_error(bag, error) from error
     finally:
         reader.close()
+
+
+def _no_metadata(bag: Path) -> str:
+    """What a directory without metadata.yaml is (rosbags would call the directory itself the
+    missing metadata file)."""
+    entries = sorted(p.name for p in bag.iterdir())
+    if not entries:
+        return (f'{bag}: an empty directory, not a bag (a rosbag2 bag directory holds metadata.yaml and '
+                '.mcap/.db3 files): give the directory of a recorded run')
+    if (bag / '.recording').exists():
+        return f'{bag}: no metadata.yaml yet; {fix_hint(bag)}'
+    files = [name for name in entries if name.endswith(('.mcap', '.db3'))]
+    holds = f'{len(files)} .mcap/.db3 file(s)' if files else f"{', '.join(entries[:3])}{' ...' if len(entries) > 3 else ''}"
+    return (f'{bag}: a directory without metadata.yaml, so no rosbag2 bag (it holds {holds}); '
+            + ('give one of its .mcap/.db3 files instead' if files else 'give the directory of a recorded run'))
 
 
 def _read_error(bag: Path, error: Exception) -> BagReadError:

@@ -98,3 +98,20 @@ def test_the_callers_own_errors_pass_and_others_are_named(tmp_path: Path) -> Non
 
 def test_stamps_are_seconds() -> None:
     assert stamp_s(T['builtin_interfaces/msg/Time'](3, 500_000_000)) == 3.5
+
+
+def test_a_directory_without_metadata_is_called_a_directory(tmp_path: Path) -> None:
+    """rosbags calls such a directory the missing metadata file ("Expected metadata file
+    '<dir>' does not exist"); the error says what the directory is instead."""
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    with pytest.raises(BagReadError, match=rf'^{empty}: an empty directory, not a bag') as error:
+        with open_bag(empty):
+            pass
+    assert 'metadata file' not in str(error.value)
+    loose = tmp_path / 'loose'
+    loose.mkdir()
+    (loose / 'run_0.mcap').write_bytes(b'')
+    with pytest.raises(BagReadError, match=r'without metadata.yaml, so no rosbag2 bag \(it holds 1 .mcap/.db3 file'):
+        with open_bag(loose):
+            pass
