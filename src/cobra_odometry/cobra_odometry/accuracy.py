@@ -162,7 +162,7 @@ def _plot(reference_traj, estimate_traj, ate_errors: np.ndarray, result: Accurac
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from cobra_analysis.track_error_figure import draw_track_error  # the report's comparison draws the same
+    from cobra_common.track_error_figure import draw_track_error  # the report's comparison draws the same
     figure, (top, error_axes) = plt.subplots(1, 2, figsize=(11, 4.5))
     draw_track_error(top, error_axes, reference_traj.positions_xyz[:, :2], estimate_traj.positions_xyz[:, :2],
                      reference_traj.timestamps - reference_traj.timestamps[0], ate_errors, 'reference',

@@ -1,7 +1,8 @@
 """One drawing of a track against a reference: the top view of both and the position error over
 time. The report's comparison between bags and `python -m cobra_odometry.accuracy` (odom against
 ground truth) both draw it, so the two figures read alike. matplotlib only: the caller owns the
-Figure (Agg canvas or pyplot).
+Figure (Agg canvas or pyplot). In cobra_common because both layers draw it (odometry sits below
+analysis).
 """
 
 from __future__ import annotations
