@@ -3,6 +3,9 @@ and the problems that make its numbers meaningless (data loss, a head that never
 
 Per gait cycle: the lateral displacement after the gait's start ramp divided by the cycles
 after it, f x (duration - ramp_duration_s): the ramp's reduced amplitude is not a gait cycle.
+This is a quick y-only figure, not the validation report's stride (cobra_analysis: |mean
+displacement vector| per whole steady cycle counted from the gait start); the printed line says
+which it is.
 
 Loss: each rate topic must hold at least rate x span messages, the span being the sim-time
 (header stamp) span of all rate topics together, less LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION
@@ -345,8 +348,9 @@ def ground_problems(bag_path: Path, contents: BagContents, robot_model: RobotMod
 
 
 def format_summary(summary: RunSummary) -> str:
-    per_cycle = (f'{summary.displacement_per_cycle_m:+.3f} m ({summary.steady_cycles:.2f} cycles after '
-                 f'the {summary.ramp_duration_s:g} s ramp)' if summary.displacement_per_cycle_m
+    per_cycle = (f'{summary.displacement_per_cycle_m:+.3f} m along y (y displacement after the '
+                 f'{summary.ramp_duration_s:g} s ramp / {summary.steady_cycles:.2f} cycles; cobra_report\'s stride '
+                 'is |mean displacement| per whole steady cycle)' if summary.displacement_per_cycle_m
                  is not None else 'n/a')
     rtf = f'{summary.real_time_factor:.2f}' if summary.real_time_factor is not None else 'n/a'
     commanded = summary.joint_names.get('joint_commands', ())

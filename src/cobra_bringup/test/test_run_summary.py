@@ -109,7 +109,8 @@ def test_per_gait_cycle_excludes_the_start_ramp(tmp_path):
     summary = summarize(bag, gait_frequency_hz=0.5, ramp_duration_s=2.0)
     assert summary.steady_cycles == pytest.approx(0.5 * (DURATION_S - 0.01 - 2.0))
     assert summary.displacement_per_cycle_m == pytest.approx(0.1, rel=0.01)
-    assert '+0.100 m (2.00 cycles after the 2 s ramp)' in format_summary(summary)
+    assert ('+0.100 m along y (y displacement after the 2 s ramp / 2.00 cycles; cobra_report\'s stride is '
+            '|mean displacement| per whole steady cycle)') in format_summary(summary)
 
 
 def test_ramp_longer_than_the_run_gives_no_per_cycle_figure(tmp_path):
