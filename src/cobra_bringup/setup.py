@@ -25,6 +25,7 @@ setup(
             'run = cobra_bringup.runner:main',
             'call = cobra_bringup.call:main',
             'preflight = cobra_bringup.preflight:main',
+            'twin = cobra_bringup.twin:main',
         ],
     },
 )

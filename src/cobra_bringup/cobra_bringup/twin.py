@@ -44,6 +44,7 @@ COMMAND_PERIODS_S = (0.002, 0.004, 0.01, 0.02, 0.05, 0.1)  # gait periods the si
 RAMP_MARGIN = 1.1        # the replay ramp's speed check has to pass with this margin
 MIN_RAMP_S = 0.1         # the gait node's smallest ramp_duration_s
 HOLD_AFTER_RAMP_S = 0.1  # the envelope is exactly 1 before the recorded motion starts
+GRID_TOLERANCE_S = 1e-6  # a stamp this close to a command tick is taken as on it
 
 
 class TwinInputError(ValueError):
@@ -158,16 +159,20 @@ def plan_replay(run: RecordedRun, velocity_limits_rad_s: Mapping[str, float]) ->
     """
     period = command_period_s(run.command_times_s, run.custom_data)
     positions = run.command_positions_rad
+    # stamps read as float seconds of a wall-clock origin carry ~0.2 us of rounding: put the ones
+    # that are on the command grid back on it, so the replay samples the recorded rows themselves
+    ticks = np.round(run.command_times_s / period) * period
+    command_times = np.where(np.abs(run.command_times_s - ticks) < GRID_TOLERANCE_S, ticks, run.command_times_s)
     limits = np.array([velocity_limits_rad_s.get(name, math.inf) for name in run.joint_names])
-    if len(run.command_times_s) > 1:
-        speeds = np.abs(np.diff(positions, axis=0)) / np.diff(run.command_times_s)[:, None]
+    if len(command_times) > 1:
+        speeds = np.abs(np.diff(positions, axis=0)) / np.diff(command_times)[:, None]
         peak = speeds.max(axis=0)
         over = np.flatnonzero(peak > limits)
         if len(over):
             row = int(np.argmax(speeds[:, over[0]]))
             raise TwinInputError(
                 f'{run.path}: joint_commands move {run.joint_names[over[0]]} at {peak[over[0]]:.2f} rad/s at '
-                f't = {run.command_times_s[row + 1]:.3f} s, over its URDF velocity limit {limits[over[0]]:g} '
+                f't = {command_times[row + 1]:.3f} s, over its URDF velocity limit {limits[over[0]]:g} '
                 'rad/s: the sim servo could not follow; twin a run whose commands stay within the limits')
     else:
         peak = np.zeros(len(limits))
@@ -177,9 +182,9 @@ def plan_replay(run: RecordedRun, velocity_limits_rad_s: Mapping[str, float]) ->
     ramp = max(MIN_RAMP_S, RAMP_MARGIN * float(needed.max()))
     ramp = math.ceil(ramp / period - 1e-9) * period
     lead_in = ramp + math.ceil(HOLD_AFTER_RAMP_S / period - 1e-9) * period
-    times = np.concatenate([[0.0], lead_in + run.command_times_s])
+    times = np.concatenate([[0.0], lead_in + command_times])
     rows = np.vstack([positions[:1], positions])
-    duration = math.ceil((lead_in + float(run.command_times_s[-1])) / period - 1e-6) * period
+    duration = math.ceil((lead_in + float(command_times[-1])) / period - 1e-6) * period
     return Replay(times, rows, round(lead_in, 9), round(ramp, 9), round(1.0 / period, 9), round(duration, 9))
 
 

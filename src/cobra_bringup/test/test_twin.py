@@ -1,0 +1,304 @@
+"""The sim twin of a recorded run (cobra_bringup.twin).
+
+ROS-free: the replay the twin plans, played through the gait node's own CSV replay, commands
+exactly what the bag recorded after the lead-in; bad input is one line, exit 2, nothing written.
+End to end (the colcon install: scripts/setup.sh): a lockstepped sim bag twinned onto its own
+terrain reproduces itself; twinned onto SCM it strides shorter (the thesis's finding); a
+robot-class bag recorded from the driver's servo-bus emulator twins end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from cobra_analysis.bag_reader import read_bag
+from cobra_analysis.synthetic import SyntheticRun, write_bag
+from cobra_bringup import twin
+from cobra_description.robot_model import default_urdf_path, load_robot_model
+from cobra_gaits.trajectory_csv import load_replay
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+SETUP = REPO_ROOT / 'install' / 'setup.bash'
+# short runs: the gait ramps in over 0.5 s and the sim settles 0.5 s (the twin gets the same file)
+QUICK_PARAMETERS = {'/**/gait_node': {'ros__parameters': {'ramp_duration_s': 0.5}},
+                    '/**/sim_node': {'ros__parameters': {'settle_duration_s': 0.5}}}
+SOURCE_DURATION_S = 5.6  # 2 whole cycles of gait1 (0.4 Hz) after the ramp
+
+
+def velocity_limits(robot: str = 'cobra') -> dict[str, float]:
+    return {j.name: j.limits.velocity_rad_s for j in load_robot_model(default_urdf_path(robot)).gait_joints()}
+
+
+# ------------------------------------------------------------------ ROS-free
+
+
+@pytest.fixture
+def synthetic_bag(tmp_path: Path) -> Path:
+    return write_bag(tmp_path / 'recorded', SyntheticRun(duration_s=4.0, gait_start_s=0.5, ramp_s=1.0,
+                                                         start_time_s=1.7e9, heading_rad=0.3))
+
+
+def test_the_replay_commands_what_the_bag_recorded_after_the_lead_in(synthetic_bag: Path, tmp_path: Path) -> None:
+    run = twin.read_recorded_run(synthetic_bag)
+    assert run.robot == 'cobra'  # from the joint names: the synthetic bag has no custom_data
+    replay = twin.plan_replay(run, velocity_limits())
+    assert replay.rate_hz == 100.0 and replay.lead_in_s > replay.ramp_duration_s
+    csv_path = tmp_path / 'replay.csv'
+    twin._write_csv(csv_path, run, replay)
+    # the gait node's CSV path: load (with its speed check for this ramp), start, tick at the rate
+    player = load_replay(csv_path, velocity_limits(), replay.ramp_duration_s, loop=False)
+    player.ramp.start()
+    period = 1.0 / replay.rate_hz
+    ticks = round(replay.duration_s / period) + 1
+    commanded = []
+    for tick in range(ticks):
+        player.advance(0.0 if tick == 0 else period)
+        commanded.append(player.positions())
+    lead_in_ticks = round(replay.lead_in_s / period)
+    replayed = np.array(commanded[lead_in_ticks:lead_in_ticks + len(run.command_times_s)])
+    assert replayed.shape == run.command_positions_rad.shape
+    assert np.abs(replayed - run.command_positions_rad).max() < 1e-8
+    # during the lead-in the ramp blends from the straight pose to the first command
+    assert np.abs(commanded[0]).max() == 0.0
+
+
+def test_the_start_pose_and_a_non_zero_first_command_come_from_the_bag(tmp_path: Path) -> None:
+    bag = write_bag(tmp_path / 'mid_gait', SyntheticRun(duration_s=3.0, gait_start_s=-1.0, ramp_s=0.5,
+                                                        heading_rad=0.3, start_time_s=5.0))
+    run = twin.read_recorded_run(bag)
+    assert run.start_pose is not None and run.start_pose[:2] == pytest.approx((0.0, 0.0), abs=0.03)
+    assert set(run.start_joint_positions_rad) == {f'joint_{i}' for i in range(1, 12)}
+    assert np.abs(run.command_positions_rad[0]).max() > 0.1  # recorded mid-gait
+    replay = twin.plan_replay(run, velocity_limits())
+    np.testing.assert_array_equal(replay.positions_rad[0], run.command_positions_rad[0])  # held through the ramp
+    load_replay_path = tmp_path / 'r.csv'
+    twin._write_csv(load_replay_path, run, replay)
+    load_replay(load_replay_path, velocity_limits(), replay.ramp_duration_s, loop=False)  # passes the speed check
+
+
+def test_commands_faster_than_the_servos_are_refused(tmp_path: Path) -> None:
+    bag = write_bag(tmp_path / 'fast', SyntheticRun(duration_s=2.0, frequency_hz=3.0, amplitude_rad=0.5,
+                                                    ramp_s=0.1))
+    with pytest.raises(twin.TwinInputError, match=r'over its URDF velocity limit 4\.82 rad/s'):
+        twin.plan_replay(twin.read_recorded_run(bag), velocity_limits())
+
+
+def test_custom_data_names_the_source_and_keeps_its_gait(synthetic_bag: Path) -> None:
+    run = twin.read_recorded_run(synthetic_bag)
+    run = twin.RecordedRun(**{**run.__dict__, 'custom_data': {
+        'cobra.class': 'robot', 'cobra.robot': 'cobra', 'cobra.gait.gait': 'gait1', 'cobra.gait.frequency_hz': '0.4'}})
+    replay = twin.plan_replay(run, velocity_limits())
+    entries = dict(e.split('=', 1) for e in twin.twin_custom_data(run, 'ab' * 32, {'terrain': 'scm'}, replay))
+    assert entries['cobra.class'] == 'sim' and entries['cobra.terrain'] == 'scm'
+    assert entries['cobra.gait.gait'] == 'gait1' and entries['cobra.gait.frequency_hz'] == '0.4'
+    assert entries['cobra.twin_of.name'] == 'recorded'
+    assert entries['cobra.twin_of.path'] == str(synthetic_bag.resolve())
+    assert entries['cobra.twin_of.sha256'] == 'ab' * 32
+    assert entries['cobra.twin_of.custom_data.cobra.class'] == 'robot'
+    assert float(entries['cobra.twin.lead_in_s']) == replay.lead_in_s
+
+
+def test_a_sim_source_twins_onto_its_own_terrain_unless_told(synthetic_bag: Path) -> None:
+    run = twin.read_recorded_run(synthetic_bag)
+    sloped = twin.RecordedRun(**{**run.__dict__, 'custom_data': {
+        'cobra.class': 'sim', 'cobra.terrain': 'rigid 24 deg', 'cobra.slope_deg': '24.0'}})
+    assert twin.twin_arguments([], sloped) == {'real_time_factor': '0.0', 'terrain': 'rigid', 'slope_deg': '24.0'}
+    assert twin.twin_arguments(['terrain:=scm'], sloped) == {'real_time_factor': '0.0', 'terrain': 'scm'}
+    assert twin.twin_arguments([], run) == {'real_time_factor': '0.0'}  # a robot bag: the launch default (rigid)
+
+
+@pytest.mark.parametrize('words, message', [
+    (['gait:=gait2'], 'gait:=gait2 is not a twin argument'),
+    (['bag_path:=x'], 'use --out DIR'),
+    (['colour:=red'], "unknown launch argument 'colour'"),
+    (['terrain'], "malformed launch argument 'terrain'"),
+    (['terrain:=dem'], 'terrain:=dem simulates the DEM wheel alone'),
+])
+def test_arguments_the_bag_fixes_are_refused(synthetic_bag: Path, words: list[str], message: str) -> None:
+    with pytest.raises(twin.TwinInputError, match=re.escape(message)):
+        twin.twin_arguments(words, twin.read_recorded_run(synthetic_bag))
+
+
+@pytest.mark.parametrize('case', ['not_a_bag', 'missing', 'no_commands', 'unknown_terrain', 'out_exists'])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(case: str, tmp_path: Path, capsys) -> None:
+    bag = tmp_path / 'bag'
+    words: list[str] = []
+    if case == 'not_a_bag':
+        bag.mkdir()
+        (bag / 'notes.txt').write_text('not a bag\n')
+    elif case == 'no_commands':
+        write_bag(bag, SyntheticRun(duration_s=1.0, omit_topics=('joint_commands',)))
+    elif case in ('unknown_terrain', 'out_exists'):
+        write_bag(bag, SyntheticRun(duration_s=1.0))
+        words = ['terrain:=sand'] if case == 'unknown_terrain' else []
+    out = tmp_path / 'out'
+    if case == 'out_exists':
+        out.mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert twin.main([str(bag), *words, '--out', str(out)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count('\n') == 0 and error.startswith('error: '), error
+    expected = {'not_a_bag': 'no rosbag2 bag', 'missing': 'no such bag',
+                'no_commands': 'no joint_commands recorded', 'unknown_terrain': 'terrain:=sand is not one of',
+                'out_exists': 'exists: choose a new directory'}[case]
+    assert expected in error
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# ------------------------------------------------------------------ end to end (installed workspace)
+
+
+def installed(ros_env: dict[str, str], cwd: Path, module: str, *words: str, timeout_s: float = 600.0
+              ) -> subprocess.CompletedProcess[str]:
+    """`python -m module words` as a user runs it: the install sourced, the sources not on the path."""
+    if not SETUP.exists():
+        pytest.fail('the workspace is not built: run scripts/setup.sh (scripts/test.sh does)')
+    command = f'source {SETUP} && exec {sys.executable} -m {module} ' + ' '.join(words)
+    return subprocess.run(['bash', '-c', command], cwd=cwd, env=dict(ros_env, PYTHONPATH=''), text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
+
+
+def shifted(times_s: np.ndarray, values: np.ndarray, at_s: np.ndarray) -> np.ndarray:
+    return np.column_stack([np.interp(at_s, times_s, values[:, i]) for i in range(values.shape[1])])
+
+
+def metric(output: str, label: str) -> str:
+    match = re.search(rf'^  {re.escape(label)}\s+(.+)$', output, re.MULTILINE)
+    assert match, output
+    return match.group(1)
+
+
+@pytest.fixture
+def quick_params(tmp_path: Path) -> Path:
+    path = tmp_path / 'quick.yaml'
+    path.write_text(yaml.safe_dump(QUICK_PARAMETERS))
+    return path
+
+
+def test_a_sim_bag_twins_onto_its_own_terrain_exactly_and_onto_scm_with_a_shorter_stride(
+        ros_env: dict[str, str], tmp_path: Path, quick_params: Path) -> None:
+    source = tmp_path / 'recorded_rigid'
+    result = installed(ros_env, tmp_path, 'cobra_bringup.runner', 'sidewind.launch.py', 'use_sim:=true',
+                       f'duration:={SOURCE_DURATION_S}', 'real_time_factor:=0', f'params_file:={quick_params}',
+                       f'bag_path:={source}')
+    assert result.returncode == 0, result.stdout
+
+    same = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), f'params_file:={quick_params}',
+                     '--out', str(tmp_path / 'twin_rigid'))
+    assert same.returncode == 0, same.stdout
+    recorded, replayed = read_bag(source), read_bag(tmp_path / 'twin_rigid' / 'twin_rigid')
+    lead_in_s = float(replayed.custom_data['cobra.twin.lead_in_s'])
+    assert replayed.custom_data['cobra.terrain'] == 'rigid'  # the source's own, not named on the command line
+    assert replayed.custom_data['cobra.twin_of.path'] == str(source.resolve())
+    assert replayed.custom_data['cobra.twin_of.custom_data.cobra.gait.gait'] == 'gait1'
+    assert re.fullmatch(r'[0-9a-f]{64}', replayed.custom_data['cobra.twin_of.sha256'])
+    # the same commands, lead_in_s later; lockstep: every message of both runs is there, so row k of
+    # the source is row k + lead-in of the twin (for the stamps: floats of a wall-clock origin, 0.2 us apart)
+    commands_offset = round(lead_in_s * 100.0)
+    np.testing.assert_allclose(replayed.joint_commands.position_rad[commands_offset:][:len(recorded.joint_commands.times_s)],
+                               recorded.joint_commands.position_rad, rtol=0.0, atol=1e-8)
+    # ... and the same joint states and ground truth (the twin's robot only rested longer before)
+    for series, rate_hz in (('joint_states', 500.0), ('head', 100.0)):
+        a, b = getattr(recorded, series), getattr(replayed, series)
+        values_a = a.position_rad if series == 'joint_states' else a.position_m
+        values_b = b.position_rad if series == 'joint_states' else b.position_m
+        offset = round(lead_in_s * rate_hz)
+        assert np.abs(b.times_s[offset:offset + len(a.times_s)] - b.times_s[offset] - (a.times_s - a.times_s[0])).max() < 1e-6
+        difference = np.abs(values_b[offset:offset + len(a.times_s)] - values_a).max()
+        print(f'{series}: largest difference twin - recorded {difference:.2e}')
+        assert difference < 1e-5, (series, difference)
+    assert recorded.head.position_m[-1, 1] > 0.2  # it did sidewind: the check above compares motion
+    assert float(metric(same.stdout, 'stride ratio (twin / recorded)')) == pytest.approx(1.0, abs=1e-4)
+    assert metric(same.stdout, 'ATE (Umeyama SE(3), RMSE)') == '0.00 cm'
+    metrics = json.loads((tmp_path / 'twin_rigid' / 'report' / 'metrics.json').read_text())
+    assert metrics['comparisons'][0]['reference'] == 'recorded_rigid'
+    assert (tmp_path / 'twin_rigid' / twin.CSV_NAME).is_file()
+
+    soil = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), 'terrain:=scm',
+                     f'params_file:={quick_params}', '--out', str(tmp_path / 'twin_scm'))
+    assert soil.returncode == 0, soil.stdout
+    stride_ratio = float(metric(soil.stdout, 'stride ratio (twin / recorded)'))
+    print(f'stride ratio SCM / rigid of the twin: {stride_ratio:.3f}')
+    assert stride_ratio < 0.99  # the thesis: a shorter stride on loose sand than on rigid ground
+    assert float(metric(soil.stdout, 'ATE (Umeyama SE(3), RMSE)').removesuffix(' cm')) > 0.1
+    assert read_bag(tmp_path / 'twin_scm' / 'twin_scm').custom_data['cobra.terrain'] == 'scm'
+
+
+def test_a_robot_bag_from_the_driver_emulator_twins_end_to_end(ros_env: dict[str, str], ros_node, tmp_path: Path,
+                                                              quick_params: Path) -> None:
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from sensor_msgs.msg import JointState
+
+    from cobra_bringup.node_set import node_set, parse_arguments
+    from cobra_bringup.prestart import node_ros_arguments
+    from cobra_common.node_process import start_node, stop_node
+    from cobra_driver.emulator import cobra_bus
+
+    emulator = cobra_bus(link_path=tmp_path / 'ttyCOBRA')
+    emulator.start()
+    robot_params = tmp_path / 'robot.yaml'
+    robot_params.write_text(yaml.safe_dump({
+        **QUICK_PARAMETERS,
+        '/**/joint_driver': {'ros__parameters': {'port': emulator.port, 'rate_hz': 100.0,
+                                                 'packet_timeout_margin_ms': 20.0}}}))
+    source = tmp_path / 'robot_run'
+    # the hardware bringup's own node set and provenance (class robot), without the camera's odometry
+    specs = node_set(parse_arguments(['use_sim:=false', f'bag_path:={source}', f'params_file:={robot_params}']),
+                     REPO_ROOT / 'config')
+    wanted = {'logger': None, 'joint_driver': None, 'gait_node': None}
+    for spec in specs:
+        if spec.name in wanted:
+            wanted[spec.name] = spec
+    commands: list[JointState] = []
+    states: list[JointState] = []
+    ros_node.create_subscription(JointState, 'joint_commands', commands.append,
+                                 QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    ros_node.create_subscription(JointState, 'joint_states', states.append, qos_profile_sensor_data)
+    processes = {}
+    try:
+        for name in ('logger', 'joint_driver', 'gait_node'):  # the logger first, as the runner starts it
+            spec = wanted[name]
+            processes[name] = start_node(ros_env, f'{spec.package}.{spec.executable}', *node_ros_arguments(spec, ''))
+        deadline = time.monotonic() + 180.0
+        while (len(commands) < 300 or not states) and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+            assert all(p.poll() is None for p in processes.values()), \
+                {n: stop_node(p) for n, p in processes.items()}
+        assert len(commands) >= 300 and states, (len(commands), len(states))
+    finally:
+        outputs = {name: stop_node(processes[name]) for name in ('gait_node', 'joint_driver', 'logger')
+                   if name in processes}
+        emulator.stop()
+    assert all(processes[name].returncode == 0 for name in processes), outputs
+    recorded = read_bag(source)
+    assert recorded.custom_data['cobra.class'] == 'robot' and recorded.head is None  # no camera: no odometry
+    assert recorded.joint_states is not None and len(recorded.joint_commands.times_s) >= 300
+
+    result = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), f'params_file:={quick_params}',
+                       '--out', str(tmp_path / 'robot_twin'))
+    assert result.returncode == 0, result.stdout
+    replayed = read_bag(tmp_path / 'robot_twin' / 'twin_rigid')
+    assert replayed.custom_data['cobra.class'] == 'sim'
+    assert replayed.custom_data['cobra.twin_of.custom_data.cobra.class'] == 'robot'
+    assert replayed.head is not None and np.ptp(replayed.head.position_m[:, 1]) > 0.05  # the twin sidewinds
+    # the robot's commands (wall-clock stamps), replayed on the sim's command ticks after the lead-in
+    lead_in_s = float(replayed.custom_data['cobra.twin.lead_in_s'])
+    c0, c1 = recorded.joint_commands, replayed.joint_commands
+    twin_t = c1.times_s - c1.times_s[0] - lead_in_s
+    inside = (twin_t >= 0.0) & (twin_t <= c0.times_s[-1] - c0.times_s[0])
+    expected = shifted(c0.times_s - c0.times_s[0], c0.position_rad, twin_t[inside])
+    np.testing.assert_allclose(c1.position_rad[inside], expected, atol=1e-6)
+    assert 'not computed' in metric(result.stdout, 'stride ratio (twin / recorded)')  # no head track to compare
+    assert (tmp_path / 'robot_twin' / 'report' / 'index.html').is_file()
+    assert not math.isnan(float(replayed.custom_data['cobra.twin.rate_hz']))
