@@ -81,6 +81,20 @@ def test_renders_three_frames_of_the_robot_moving(tmp_path):
     assert 'MUJOCO_GL=' in result.stdout and '/ground_truth/odom' in result.stdout
 
 
+def test_every_frame_shows_its_time():
+    """The time overlay (no GL needed): "t = ... s" in the top-left corner, different per frame,
+    the rest of the frame untouched."""
+    script = load_script()
+    images = [np.full((120, 160, 3), 200, dtype=np.uint8) for _ in range(2)]
+    stamped = script.time_overlay(images, np.array([0.0, 12.5]))
+    for frame in stamped:
+        corner = frame[:30, :90]
+        assert (corner < 40).any() and (corner > 250).any(), 'no white text on a dark box in the corner'
+        assert (frame[60:, :] == 200).all(), 'the overlay reached beyond the corner'
+    assert not np.array_equal(stamped[0][:30, :90], stamped[1][:30, :90]), 't = 0.00 s and t = 12.50 s look alike'
+    assert (images[0] == 200).all()  # the input frames are not drawn on
+
+
 def test_a_bag_without_odometry_is_refused_naming_what_is_missing(tmp_path):
     bag, out = tmp_path / 'bag', tmp_path / 'robot.gif'
     write_bag(bag, with_odom=False)

@@ -9,8 +9,9 @@ drawn as that plane). Each frame sets the pose from the bag: the root (base_link
 `ground_truth/odom` (else `odom`), the joints from `joint_states`, both interpolated at the frame's
 time (header stamps). The camera follows the robot's centre from a fixed direction, so travel
 shows against the checkered ground. The robot comes from the bag's `cobra.robot` (custom_data),
-else COBRA; --urdf overrides. `.gif` and `.png` (frames side by side, at most 12) are written with
-Pillow; `.mp4` needs the `ffmpeg` program.
+else COBRA; --urdf overrides. Every frame carries its time in the top-left corner ("t = 3.20 s",
+seconds after the bag's first sample, the clock of --start-s/--end-s). `.gif` and `.png` (frames
+side by side, at most 12) are written with Pillow; `.mp4` needs the `ffmpeg` program.
 
 OpenGL: MUJOCO_GL as set, else the first of egl, osmesa that can open a context (each tried in a
 child process, since MuJoCo binds its backend at import). Exit codes: 0 written; 2 bad input (no
@@ -249,6 +250,23 @@ def render_frames(track: Track, times_s: np.ndarray, urdf: Path, slope_deg: floa
     return images
 
 
+def time_overlay(images: list[np.ndarray], seconds: np.ndarray) -> list[np.ndarray]:
+    """Each image with "t = <seconds> s" in white on a dark box in its top-left corner, so a GIF
+    or strip shows when each frame is."""
+    from PIL import Image, ImageDraw, ImageFont
+    stamped = []
+    for image, second in zip(images, seconds):
+        picture = Image.fromarray(image)
+        draw = ImageDraw.Draw(picture)
+        font = ImageFont.load_default(size=max(10, picture.height // 18))
+        text = f't = {second:.2f} s'
+        left, top, right, bottom = draw.textbbox((6, 4), text, font=font)
+        draw.rectangle((left - 4, top - 3, right + 4, bottom + 3), fill=(20, 20, 20))
+        draw.text((6, 4), text, fill=(255, 255, 255), font=font)
+        stamped.append(np.asarray(picture))
+    return stamped
+
+
 def write_output(images: list[np.ndarray], out: Path, fps: float) -> None:
     """GIF or PNG strip with Pillow, MP4 through ffmpeg; written to a temporary name, then renamed."""
     from PIL import Image
@@ -320,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             raise CannotRender(reason)
         os.environ['MUJOCO_GL'] = backend  # before mujoco is imported (render_frames)
         images = render_frames(track, times_s, urdf, slope_deg, args.width, args.height)
-        write_output(images, args.out, args.fps)
+        first_s = max(track.joint_times_s[0], track.pose_times_s[0])  # t = 0 of --start-s
+        write_output(time_overlay(images, times_s - first_s), args.out, args.fps)
     except RenderInputError as error:
         print(f'error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
