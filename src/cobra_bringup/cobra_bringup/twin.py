@@ -17,6 +17,7 @@ import math
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -294,12 +295,11 @@ def _check_out_dir(out_dir: Path, default: bool) -> Path:
     if out_dir.exists():
         raise TwinInputError(f'--out {out_dir} exists: choose a new directory')
     parent = out_dir.resolve().parent
-    if default:
-        parent.mkdir(exist_ok=True)
-    if not parent.is_dir():
+    existing = parent.parent if default and not parent.exists() else parent  # twins/ is made with the twin
+    if not existing.is_dir():
         raise TwinInputError(f'--out {out_dir}: its parent directory {parent} does not exist')
-    if not os.access(parent, os.W_OK):
-        raise TwinInputError(f'--out {out_dir}: cannot write in {parent}')
+    if not os.access(existing, os.W_OK):
+        raise TwinInputError(f'--out {out_dir}: cannot write in {existing}')
     return parent
 
 
@@ -320,7 +320,8 @@ def prepare(bag: Path, words: Sequence[str], out_dir: Path | None) -> PreparedTw
     terrain = arguments.get('terrain', 'rigid')
     default = out_dir is None
     if out_dir is None:
-        out_dir = Path('twins') / f"{bag.resolve().name}_{terrain.lower()}_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
+        stamp = time.strftime('%Y%m%d_%H%M%S', time.gmtime())
+        out_dir = Path('twins') / f'{bag.resolve().name}_{terrain.lower()}_{stamp}'
     parent = _check_out_dir(out_dir, default)
     bag_name = f'twin_{terrain.lower()}'
     staging = parent / f'.{out_dir.name}.partial-{os.getpid()}'
@@ -331,13 +332,16 @@ def prepare(bag: Path, words: Sequence[str], out_dir: Path | None) -> PreparedTw
     try:
         values = parse_arguments([f'{k}:={v}' for k, v in launch.items()], LAUNCH_FILE)
         # node_set reads the CSV it is given: check the arguments against a copy of the replay first
-        probe = Path(os.environ.get('TMPDIR', '/tmp')) / f'cobra_twin_{os.getpid()}.csv'
+        descriptor, name = tempfile.mkstemp(prefix='cobra_twin_', suffix='.csv')
+        os.close(descriptor)
+        probe = Path(name)
         _write_csv(probe, run, replay)
         try:
             specs = node_set({**values, 'csv_file': str(probe)}, config_directory(), LAUNCH_FILE)
             specs = [_twin_spec(spec, run, replay, values, digest) for spec in specs]
             environment, claim = simulation_environment()
-            specs, values_by_node = validate_node_set(specs, values['namespace'], int(environment['ROS_DOMAIN_ID']))
+            domain_id = int(environment['ROS_DOMAIN_ID'])
+            specs, values_by_node = validate_node_set(specs, values['namespace'], domain_id)
         finally:
             probe.unlink(missing_ok=True)
         specs = [replace(spec, parameters={**spec.parameters, 'csv_file': str(staging / CSV_NAME)})
@@ -349,7 +353,8 @@ def prepare(bag: Path, words: Sequence[str], out_dir: Path | None) -> PreparedTw
     return PreparedTwin(run, replay, values, out_dir, staging, bag_name, specs, values_by_node, environment, claim)
 
 
-def _twin_spec(spec: NodeSpec, run: RecordedRun, replay: Replay, values: Mapping[str, str], digest: str) -> NodeSpec:
+def _twin_spec(spec: NodeSpec, run: RecordedRun, replay: Replay, values: Mapping[str, str],
+               digest: str) -> NodeSpec:
     """The gait replays at the source's rate with the lead-in's ramp; the logger writes the twin's
     provenance."""
     if spec.executable == 'gait_node':
@@ -381,17 +386,19 @@ def comparison_lines(metrics: Mapping[str, Any]) -> list[str]:
         return [_line('comparison', f'not computed: the bags are not one gait ({gaits})')]
     result = comparisons[0]
 
-    def number(key: str, scale: float = 1.0, digits: int = 3, unit: str = '') -> str:
+    absent = result.get('absent') or {}
+
+    def number(key: str, reasons: tuple[str, ...], scale: float = 1.0, digits: int = 3, unit: str = '') -> str:
         value = result.get(key)
         if value is None:
-            why = '; '.join(f'{k}: {v}' for k, v in (result.get('absent') or {}).items()) or 'no value'
-            return f'not computed ({why})'
+            return f"not computed ({'; '.join(absent[r] for r in reasons if r in absent) or 'no value'})"
         return f'{value * scale:.{digits}f}{unit}'
 
-    lines.append(_line('stride ratio (twin / recorded)', number('stride_ratio')))
-    lines.append(_line('shape-normalised trajectory error', number('shape_error_strides', unit=' strides')))
-    lines.append(_line('ATE (Umeyama SE(3), RMSE)', number('ate_rmse_m', 100.0, 2, ' cm')))
-    lines.append(_line('RPE over one cycle (RMSE)', number('rpe_rmse_m', 100.0, 2, ' cm')))
+    lines.append(_line('stride ratio (twin / recorded)', number('stride_ratio', ('stride',))))
+    lines.append(_line('shape-normalised trajectory error',
+                       number('shape_error_strides', ('stride', 'shape'), unit=' strides')))
+    lines.append(_line('ATE (Umeyama SE(3), RMSE)', number('ate_rmse_m', ('ate_rpe',), 100.0, 2, ' cm')))
+    lines.append(_line('RPE over one cycle (RMSE)', number('rpe_rmse_m', ('ate_rpe',), 100.0, 2, ' cm')))
     ratios = metrics.get('performance_ratio') or []
     lines.append(_line('performance ratio Ξ', ', '.join(f"{r['class_x']}/{r['class_y']} mean "
                                                          f"{r['off_diagonal_mean']:.3f}" for r in ratios)

@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,10 @@ def installed(ros_env: dict[str, str], cwd: Path, module: str, *words: str, time
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
 
 
+def without_node_logs(output: str) -> str:
+    return '\n'.join(line for line in output.splitlines() if not re.match(r'\[(INFO|WARN)\] \[', line))
+
+
 def shifted(times_s: np.ndarray, values: np.ndarray, at_s: np.ndarray) -> np.ndarray:
     return np.column_stack([np.interp(at_s, times_s, values[:, i]) for i in range(values.shape[1])])
 
@@ -196,6 +201,7 @@ def test_a_sim_bag_twins_onto_its_own_terrain_exactly_and_onto_scm_with_a_shorte
     same = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), f'params_file:={quick_params}',
                      '--out', str(tmp_path / 'twin_rigid'))
     assert same.returncode == 0, same.stdout
+    print(without_node_logs(same.stdout))
     recorded, replayed = read_bag(source), read_bag(tmp_path / 'twin_rigid' / 'twin_rigid')
     lead_in_s = float(replayed.custom_data['cobra.twin.lead_in_s'])
     assert replayed.custom_data['cobra.terrain'] == 'rigid'  # the source's own, not named on the command line
@@ -205,7 +211,8 @@ def test_a_sim_bag_twins_onto_its_own_terrain_exactly_and_onto_scm_with_a_shorte
     # the same commands, lead_in_s later; lockstep: every message of both runs is there, so row k of
     # the source is row k + lead-in of the twin (for the stamps: floats of a wall-clock origin, 0.2 us apart)
     commands_offset = round(lead_in_s * 100.0)
-    np.testing.assert_allclose(replayed.joint_commands.position_rad[commands_offset:][:len(recorded.joint_commands.times_s)],
+    replayed_rows = replayed.joint_commands.position_rad[commands_offset:]
+    np.testing.assert_allclose(replayed_rows[:len(recorded.joint_commands.times_s)],
                                recorded.joint_commands.position_rad, rtol=0.0, atol=1e-8)
     # ... and the same joint states and ground truth (the twin's robot only rested longer before)
     for series, rate_hz in (('joint_states', 500.0), ('head', 100.0)):
@@ -213,7 +220,8 @@ def test_a_sim_bag_twins_onto_its_own_terrain_exactly_and_onto_scm_with_a_shorte
         values_a = a.position_rad if series == 'joint_states' else a.position_m
         values_b = b.position_rad if series == 'joint_states' else b.position_m
         offset = round(lead_in_s * rate_hz)
-        assert np.abs(b.times_s[offset:offset + len(a.times_s)] - b.times_s[offset] - (a.times_s - a.times_s[0])).max() < 1e-6
+        twin_times = b.times_s[offset:offset + len(a.times_s)] - b.times_s[offset]
+        assert np.abs(twin_times - (a.times_s - a.times_s[0])).max() < 1e-6
         difference = np.abs(values_b[offset:offset + len(a.times_s)] - values_a).max()
         print(f'{series}: largest difference twin - recorded {difference:.2e}')
         assert difference < 1e-5, (series, difference)
@@ -227,6 +235,7 @@ def test_a_sim_bag_twins_onto_its_own_terrain_exactly_and_onto_scm_with_a_shorte
     soil = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), 'terrain:=scm',
                      f'params_file:={quick_params}', '--out', str(tmp_path / 'twin_scm'))
     assert soil.returncode == 0, soil.stdout
+    print(without_node_logs(soil.stdout))
     stride_ratio = float(metric(soil.stdout, 'stride ratio (twin / recorded)'))
     print(f'stride ratio SCM / rigid of the twin: {stride_ratio:.3f}')
     assert stride_ratio < 0.99  # the thesis: a shorter stride on loose sand than on rigid ground
@@ -260,6 +269,9 @@ def test_a_robot_bag_from_the_driver_emulator_twins_end_to_end(ros_env: dict[str
     for spec in specs:
         if spec.name in wanted:
             wanted[spec.name] = spec
+    # the gait's first command waits for the driver, the logger and this test's probe
+    wanted['gait_node'] = replace(wanted['gait_node'], parameters={**wanted['gait_node'].parameters,
+                                                                   'command_subscribers': 3})
     commands: list[JointState] = []
     states: list[JointState] = []
     ros_node.create_subscription(JointState, 'joint_commands', commands.append,
@@ -288,6 +300,7 @@ def test_a_robot_bag_from_the_driver_emulator_twins_end_to_end(ros_env: dict[str
     result = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), f'params_file:={quick_params}',
                        '--out', str(tmp_path / 'robot_twin'))
     assert result.returncode == 0, result.stdout
+    print(without_node_logs(result.stdout))
     replayed = read_bag(tmp_path / 'robot_twin' / 'twin_rigid')
     assert replayed.custom_data['cobra.class'] == 'sim'
     assert replayed.custom_data['cobra.twin_of.custom_data.cobra.class'] == 'robot'
@@ -298,7 +311,17 @@ def test_a_robot_bag_from_the_driver_emulator_twins_end_to_end(ros_env: dict[str
     twin_t = c1.times_s - c1.times_s[0] - lead_in_s
     inside = (twin_t >= 0.0) & (twin_t <= c0.times_s[-1] - c0.times_s[0])
     expected = shifted(c0.times_s - c0.times_s[0], c0.position_rad, twin_t[inside])
-    np.testing.assert_allclose(c1.position_rad[inside], expected, atol=1e-6)
+    np.testing.assert_allclose(c1.position_rad[inside], expected, atol=1e-5)  # stamps: CSV keeps 1 us
     assert 'not computed' in metric(result.stdout, 'stride ratio (twin / recorded)')  # no head track to compare
     assert (tmp_path / 'robot_twin' / 'report' / 'index.html').is_file()
     assert not math.isnan(float(replayed.custom_data['cobra.twin.rate_hz']))
+
+
+def test_each_comparison_line_gives_its_own_reason() -> None:
+    metrics = {'comparisons': [{'stride_ratio': None, 'shape_error_strides': None, 'ate_rmse_m': 0.0123,
+                                'rpe_rmse_m': None, 'absent': {'stride': 'no stride', 'ate_rpe': 'no track'}}],
+               'performance_ratio': [], 'performance_ratio_absent': 'needs >= 2 gaits'}
+    lines = twin.comparison_lines(metrics)
+    assert lines[0].endswith('not computed (no stride)') and lines[1].endswith('not computed (no stride)')
+    assert lines[2].endswith('1.23 cm') and lines[3].endswith('not computed (no track)')
+    assert lines[4].endswith('not computed (needs >= 2 gaits)')
