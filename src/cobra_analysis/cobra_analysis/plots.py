@@ -315,7 +315,7 @@ def performance_ratio(ratio: m.PerformanceRatio, out_dir: Path, index: int) -> F
     ax.set_yticks(np.arange(size), ratio.gaits, fontsize=7)
     ax.set_xlabel('gait j')
     ax.set_ylabel('gait i')
-    figure.colorbar(image, ax=ax, label='Ξ')
+    figure.colorbar(image, ax=ax, label='Ξ [dimensionless]')
     ax.set_title(f'Ξ = δ_{ratio.class_x} / δ_{ratio.class_y}: mean {ratio.off_diagonal_mean:.3f}, '
                  f'STD {ratio.off_diagonal_std:.3f}', fontsize=9)
     return _save(figure, out_dir, f'performance_ratio_{index}.png',

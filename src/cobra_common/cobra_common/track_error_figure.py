@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 UNIT_SCALE = {'m': 1.0, 'cm': 100.0}
+MIN_ERROR_AXIS_M = 1e-3  # the error axis spans at least this
 
 
 def draw_track_error(plane_axes: Axes, error_axes: Axes, reference_xy_m: np.ndarray, estimate_xy_m: np.ndarray,
@@ -38,6 +39,7 @@ def draw_track_error(plane_axes: Axes, error_axes: Axes, reference_xy_m: np.ndar
         error_axes.axhline(rmse, color='k', lw=0.8, ls=':', label=f'RMSE (ATE) {rmse:.3g} {unit}')
     error_axes.set_xlabel(time_label)
     error_axes.set_ylabel(f'position error [{unit}]')
-    error_axes.set_ylim(bottom=0.0)
+    # at least 1 mm of axis: identical tracks would otherwise show rounding noise scaled up to 1e-16
+    error_axes.set_ylim(0.0, max(1.1 * float(errors.max()) if errors.size else 0.0, MIN_ERROR_AXIS_M * scale))
     error_axes.legend(fontsize=7)
     error_axes.set_title('error over time')
