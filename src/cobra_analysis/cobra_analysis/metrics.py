@@ -1,7 +1,7 @@
 """The report's numbers, from numpy series (no ROS, no plotting): gait timing, stride per cycle,
 heading drift, speed, cycle-normalised trajectories, joint tracking, contact profiles, sinkage,
-tumbling, twist power, and the comparisons between bags (stride ratio, shape error, the seed 001
-§V-C performance ratio Ξ). ATE/RPE are in `trajectory_error` (evo).
+tumbling, twist power, and the comparisons between bags (stride ratio, shape error, the
+geometric-mechanics paper's §V-C performance ratio Ξ). ATE/RPE are in `trajectory_error` (evo).
 
 Conventions: times are header stamps [s]; a gait cycle k spans [start + k/f, start + (k+1)/f) from
 the gait start (first non-zero command); a cycle is *steady* when its command amplitude is at
@@ -444,7 +444,7 @@ def tumbling(begin_s: float, end_s: float, source: str, head_times_s: np.ndarray
 
 @dataclass
 class PerformanceRatio:
-    """Seed 001 §V-C: δ((i,j),X) = ΔCOM_i / ΔCOM_j; Ξ_ij = δ((i,j),X) / δ((i,j),Y)."""
+    """The geometric-mechanics paper §V-C: δ((i,j),X) = ΔCOM_i / ΔCOM_j; Ξ_ij = δ((i,j),X) / δ((i,j),Y)."""
     class_x: str
     class_y: str
     gaits: list[str]
