@@ -61,7 +61,7 @@ def trajectory(analysis: BagAnalysis, out_dir: Path) -> FigureFile:
     figure = Figure(figsize=(11, 4.5), layout='constrained')
     plane, speed_axes = figure.subplots(1, 2, gridspec_kw={'width_ratios': [1, 1.3]})
     times, xy = _thin(bag.head.times_s, bag.head.position_m[:, :2])
-    plane.plot(xy[:, 0], xy[:, 1], lw=1, label=bag.head.topic.lstrip('/'))
+    plane.plot(xy[:, 0], xy[:, 1], lw=1, label=bag.head.topic.lstrip('/'), zorder=3)  # above a noisy odom
     if bag.odom is not None:
         _, odom_xy = _thin(bag.odom.times_s, bag.odom.position_m[:, :2])
         plane.plot(odom_xy[:, 0], odom_xy[:, 1], lw=0.8, alpha=0.6, label=bag.odom.topic.lstrip('/'))
@@ -118,13 +118,13 @@ def cycles(analysis: BagAnalysis, out_dir: Path) -> FigureFile:
     stride_axes.set_ylabel('displacement per cycle [cm]')
     stride_axes.legend(fontsize=7, loc='upper right')  # in the headroom above the bars
     stride_axes.set_title('stride per steady cycle')
-    heading_axes.plot(index, np.degrees(loco.travel_direction_rad), 'o-', ms=3)
+    judged = loco.heading_drift_rad_per_cycle is not None
+    heading_axes.plot(index, np.degrees(loco.travel_direction_rad), 'o-' if judged else 'o', ms=3)  # no line: no trend
     heading_axes.set_xticks(index)
     heading_axes.set_xlabel('steady cycle')
     heading_axes.set_ylabel('travel direction [deg]')
     heading_axes.set_title(f'drift {np.degrees(loco.heading_drift_rad_per_cycle):+.2f} deg/cycle'
-                           if loco.heading_drift_rad_per_cycle is not None
-                           else f'{len(index)} cycles: too few to judge a drift')
+                           if judged else f'{len(index)} cycles: too few to judge a drift')
     return _save(figure, out_dir, f'{analysis.label}_cycles.png',
                  f'{analysis.label}: the head path of each steady cycle from its start, the displacement per '
                  'cycle against the stride, and the travel direction per cycle')
