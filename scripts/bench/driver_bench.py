@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -106,6 +107,21 @@ def fill_joint_state_fallback(message, sample) -> None:  # type: ignore[no-untyp
     message.effort = sample.effort_nm
 
 
+def joint_state_publishing(driver_node, publisher) -> Callable:  # type: ignore[no-untyped-def]
+    """How the node publishes a sample: its JointStateWriter (raw CDR), else (an older node)
+    fill_joint_state or the fallback above, then rclpy's publish."""
+    writer = getattr(driver_node, 'JointStateWriter', None)
+    if writer is not None:
+        return writer(publisher).publish
+    from sensor_msgs.msg import JointState
+    fill, message = getattr(driver_node, 'fill_joint_state', fill_joint_state_fallback), JointState()
+
+    def publish(sample) -> None:  # type: ignore[no-untyped-def]
+        fill(message, sample)
+        publisher.publish(message)
+    return publish
+
+
 def interleaved_cpu_per_cycle(port: str, joint_count: int, rate_hz: float, seconds: float,
                               block_cycles: int = 250) -> dict[str, float]:
     """CPU seconds per cycle of the bare SDK loop and of the driver's cycle, in alternating blocks."""
@@ -118,10 +134,10 @@ def interleaved_cpu_per_cycle(port: str, joint_count: int, rate_hz: float, secon
     from cobra_driver.driver_config import build_config
     from cobra_driver.driver_core import JointDriver
 
-    fill = getattr(driver_node, 'fill_joint_state', fill_joint_state_fallback)
     rclpy.init()
     node = Node('driver_bench_cycle')
     publisher = node.create_publisher(JointState, 'driver_bench/joint_states_unsubscribed', qos_profile_sensor_data)
+    publish_sample = joint_state_publishing(driver_node, publisher)
     servo_ids = list(range(1, joint_count + 2))
     names = [f'joint_{i}' for i in range(1, joint_count + 1)]
     driver = JointDriver(build_config({
@@ -130,7 +146,7 @@ def interleaved_cpu_per_cycle(port: str, joint_count: int, rate_hz: float, secon
     driver.start()
     bare = BareSdkLoop(port, servo_ids)
     submit = getattr(driver.commands, 'submit_message', None)
-    command, message = JointState(name=names), JointState()
+    command = JointState(name=names)
     gc.freeze()  # as the node does once started (both loops profit alike)
     scheduler = DeadlineScheduler(1.0 / rate_hz)
     guard_s = 0.1 / rate_hz
@@ -151,8 +167,7 @@ def interleaved_cpu_per_cycle(port: str, joint_count: int, rate_hz: float, secon
                         driver.commands.submit(command.name, command.position, command.velocity, time.monotonic())
                 sample = driver.cycle(deadline=scheduler.next_deadline - guard_s)
                 if sample is not None:
-                    fill(message, sample)
-                    publisher.publish(message)
+                    publish_sample(sample)
                 cpu['driver'] += time.process_time() - start
                 cycles['driver'] += 1
             for _ in range(block_cycles):

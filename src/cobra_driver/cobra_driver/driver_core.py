@@ -554,14 +554,18 @@ class JointDriver:
         self._reconnect_attempts = 0
 
     # -- loop -----------------------------------------------------------------------------
-    def run(self, stop: threading.Event, publish: Callable[[JointSample], None]) -> None:
-        """The control loop on absolute deadlines; returns when `stop` is set."""
+    def run(self, stop: threading.Event, publish: Callable[[JointSample], None],
+            before_cycle: Callable[[], None] | None = None) -> None:
+        """The control loop on absolute deadlines; returns when `stop` is set. `before_cycle` runs
+        right after each wait (the node takes the queued joint_commands there)."""
         self._loop_thread = threading.current_thread()
         period = 1.0 / self.config.rate_hz
         self.scheduler = DeadlineScheduler(period)
         guard = 0.1 * period
         while not stop.is_set():
             self.scheduler.wait()
+            if before_cycle is not None:
+                before_cycle()
             sample = self.cycle(deadline=self.scheduler.next_deadline - guard)
             if sample is not None:
                 publish(sample)
