@@ -186,4 +186,5 @@ def section(bag_path: Path, head: Any, out_dir: Path, label: str) -> tuple[str, 
     metrics = {'commands': tracking.commands, 'lateral_ratio': tracking.lateral_ratio,
                'angular_ratio': tracking.angular_ratio, 'window_s': WINDOW_S,
                'windows': [vars(w) for w in tracking.windows]}
-    return title + text + f'<p><img src="{html.escape(figure)}" alt="{html.escape(figure)}"></p>', metrics
+    alt = f'{label}: commanded against achieved lateral speed and yaw rate in {WINDOW_S:g} s windows'
+    return title + text + f'<p><img src="{html.escape(figure)}" alt="{html.escape(alt)}"></p>', metrics

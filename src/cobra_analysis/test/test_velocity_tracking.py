@@ -79,6 +79,7 @@ def test_section_from_a_bag(tmp_path):
     text, metrics = section(bag, head, tmp_path, 'run')
     assert 'Commanded against achieved velocity' in text and metrics['lateral_ratio'] == pytest.approx(1.0, abs=0.05)
     assert (tmp_path / 'run_cmd_vel.png').is_file()
+    assert 'alt="run: commanded against achieved lateral speed and yaw rate' in text  # a description, not the file name
     empty = write_cmd_vel_bag(tmp_path / 'other', np.array([]), 0.0, 0.0)
     text, metrics = section(empty, head, tmp_path, 'other')
     assert metrics is None and 'no cmd_vel in the bag' in text
