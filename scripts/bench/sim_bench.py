@@ -14,7 +14,8 @@
            with the node paced at real time (--trials 0 skips it).
 
 Every RTF is printed with its ratio to the bare RTF; bare runs before and after the node runs
-and their mean is the baseline, so a load change on a shared machine shows as a spread.
+and their mean is the baseline, so a load change on a shared machine shows as a spread. The
+lockstep run also prints the message budget: what the logger recorded per sim second, by topic.
 Run after scripts/setup.sh:  .venv/bin/python scripts/bench/sim_bench.py [--seconds 20]
 """
 
@@ -46,6 +47,7 @@ from cobra_sim.terrain import RigidGround  # noqa: E402
 
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
 GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+COMMAND_PERIOD_S = 0.01  # the sim node's default command_period_s (lockstep boundaries, /clock period)
 LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
 
 
@@ -116,14 +118,24 @@ def cpu_seconds(pid: int) -> float:
 
 @dataclass
 class NodeRun:
-    """One sim node run: its RTF and each process's CPU seconds per sim second in the window."""
+    """One sim node run: its RTF, each process's CPU seconds per sim second in the window, and
+    (with the logger) the messages it recorded per sim second, by topic."""
 
     rtf: float
     cpu_s_per_sim_s: dict[str, float]
+    recorded_per_sim_s: dict[str, float]
+
+
+def recorded_counts(bag: Path) -> dict[str, int]:
+    """Messages per topic in the logger's bag (its metadata.yaml, written when it stops)."""
+    import yaml
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    return {entry['topic_metadata']['name']: int(entry['message_count'])
+            for entry in info['topics_with_message_count']}
 
 
 def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str,
-               sim_args: list[str]) -> NodeRun:
+               sim_args: list[str], logger_args: list[str] = ()) -> NodeRun:
     """RTF of the sim node between its start (peers present) and reaching duration_s, and the
     CPU every process used in that window (read from /proc when the sim logs those two lines)."""
     env = ros_environment(domain_id)
@@ -136,7 +148,8 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
         if peers:
             processes['logger'] = subprocess.Popen(node_words(
                 'cobra_logger.logger_node', '-p', f'bag_path:={bag_root}/bag', '-p', 'use_sim_time:=true',
-                '-p', 'discovery_period_s:=0.2'), env=env, stdout=subprocess.DEVNULL,
+                '-p', 'discovery_period_s:=0.2', *(word for arg in logger_args for word in ('-p', arg))),
+                env=env, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, start_new_session=True)
             processes['gait'] = subprocess.Popen(node_words(
                 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS), '-p', f'urdf_path:={URDF}',
@@ -162,12 +175,14 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
                 os.killpg(process.pid, signal.SIGINT)
             for process in processes.values():
                 process.wait(timeout=60)
+        counts = recorded_counts(Path(bag_root) / 'bag') if peers else {}
     output = ''.join(lines)
     if returncode != 0 or not cpu_at_end:
         raise RuntimeError(output)
     wall_s = log_time(output, 'reached duration_s') - log_time(output, start_text)
     return NodeRun(seconds / wall_s, {name: (cpu_at_end[name] - cpu_at_start[name]) / seconds
-                                      for name in cpu_at_end})
+                                      for name in cpu_at_end},
+                   {topic: count / seconds for topic, count in counts.items()})
 
 
 def bench_latency(trials: int, domain_id: int) -> list[float]:
@@ -226,6 +241,9 @@ def main() -> int:
     parser.add_argument('--sim-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='extra sim node parameter for the node runs, e.g. contact_forces_period_s:=0.0 '
                              '(to measure what a topic costs); repeatable')
+    parser.add_argument('--logger-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help="extra logger parameter, e.g. \"topics:=[joint_states,contact/forces/*]\" to record "
+                             "an older sim node's topics; repeatable")
     options = parser.parse_args()
     bare_before = bench_bare(options.seconds)
     engine_rtf = bench_engine(options.seconds)
@@ -235,7 +253,7 @@ def main() -> int:
         ('node + gait + logger, lockstep (default unpaced)', True, 'auto'),
     ]
     node_results = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep,
-                               options.sim_arg)
+                               options.sim_arg, options.logger_arg)
                     for _, peers, lockstep in node_runs]
     bare_after = bench_bare(options.seconds)
     bare = 0.5 * (bare_before + bare_after)
@@ -247,6 +265,12 @@ def main() -> int:
     for (label, _, _), result in zip(node_runs, node_results):
         cpu = '  '.join(f'{name} {seconds:.3f}' for name, seconds in result.cpu_s_per_sim_s.items())
         print(f'  {label:46s} wall {1.0 / result.rtf:.3f}  {cpu}')
+    lockstep = node_results[-1]
+    if lockstep.recorded_per_sim_s:  # the message budget: what the logger took per sim second
+        rates = sorted(lockstep.recorded_per_sim_s.items(), key=lambda item: -item[1])
+        print(f'messages recorded per sim second (lockstep run; /clock is not recorded: '
+              f'{1.0 / COMMAND_PERIOD_S:.0f} more): {sum(r for _, r in rates):.0f}: '
+              + ', '.join(f'{topic} {rate:.0f}' for topic, rate in rates if rate >= 0.5))
     if options.trials:
         latencies_ms = sorted(1e3 * t for t in bench_latency(options.trials, options.domain_id))
         print(f'latency joint_commands -> joint_states motion (RTF 1): '
