@@ -64,6 +64,7 @@ class SimParams:
     imu_frame: str | None = None  # None: the URDF's IMU frame (RobotModel.imu_frame)
     servo: ServoParams = field(default_factory=ServoParams)
     latch_capture_distance_m: float = 0.03  # the latch engages only with its frames this close
+    start_xy_yaw: tuple[float, float, float] = (0.0, 0.0, 0.0)  # root in the ground plane [m, m, rad]
 
 
 def steps_per_period(period_s: float, timestep_s: float, what: str) -> int:
@@ -92,7 +93,7 @@ class CobraSim:
             raise SimConfigError(f'URDF {robot.source or robot.name!s}: {error}; give its links '
                                  f'<collision> shapes or set SimParams.initial_height_m') from error
         self.mjcf = build_mjcf(robot, terrain, params.servo, params.timestep_s,
-                               initial_height_m, self.imu_frame)
+                               initial_height_m, self.imu_frame, params.start_xy_yaw)
         try:
             self.model = mujoco.MjModel.from_xml_string(self.mjcf)
         except ValueError as error:  # e.g. a degenerate mesh, a moving link without mass

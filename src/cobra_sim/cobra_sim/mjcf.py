@@ -9,6 +9,7 @@ site per link frame. The root link floats on a free joint. Inertia never comes f
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
@@ -123,11 +124,13 @@ class _LumpedBody:
 
 
 def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
-               timestep_s: float, initial_height_m: float, imu_frame: str) -> str:
+               timestep_s: float, initial_height_m: float, imu_frame: str,
+               start_xy_yaw: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> str:
     """The complete MJCF document for `robot` on `terrain`, with a gyro and accelerometer at `imu_frame`.
 
     The root starts `initial_height_m` above the ground along its normal, oriented as the ground
-    (`terrain.surface_rotation()`): on a slope the robot lies on the plane, head pointing downhill.
+    (`terrain.surface_rotation()`): on a slope the robot lies on the plane, head pointing downhill;
+    `start_xy_yaw` moves it within the ground plane (x, y [m]) and turns it about the normal (yaw [rad]).
     """
     children: dict[str, list[Joint]] = {}
     for joint in robot.joints:
@@ -187,8 +190,11 @@ def build_mjcf(robot: RobotModel, terrain: TerrainModel, servo: ServoParams,
         return lines
 
     root_pose = np.eye(4)
-    root_pose[:3, :3] = terrain.surface_rotation()
-    root_pose[:3, 3] = root_pose[:3, :3] @ np.array([0.0, 0.0, initial_height_m])
+    start_x_m, start_y_m, start_yaw_rad = start_xy_yaw
+    cos_yaw, sin_yaw = math.cos(start_yaw_rad), math.sin(start_yaw_rad)
+    yaw = np.array([[cos_yaw, -sin_yaw, 0.0], [sin_yaw, cos_yaw, 0.0], [0.0, 0.0, 1.0]])
+    root_pose[:3, :3] = terrain.surface_rotation() @ yaw
+    root_pose[:3, 3] = terrain.surface_rotation() @ np.array([start_x_m, start_y_m, initial_height_m])
     robot_body = '\n'.join(body_contents(robot.root, np.eye(4)))
     option_extra = ''.join(f' {k}={quoteattr(v)}' for k, v in terrain.option_attributes().items())
     return f'''<mujoco model={quoteattr(robot.name)}>

@@ -8,6 +8,7 @@ and periods that are no whole number of control periods (or physics steps).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,11 @@ PARAMETERS: tuple[Setting, ...] = (
     Setting('slope_deg', 0.0, 'tilt of the rigid ground [deg], descending along world +x (the head points '
             'downhill at start); 0 <= slope_deg < 90; only terrain:=rigid can be sloped (thesis §28 tumbling: 24)',
             0.0, 90.0, maximum_open=True),
+    Setting('start_x_m', 0.0, 'start position of the root (head) along the ground plane\'s x [m] (a twin starts '
+            'where its recorded run did)', -1e4, 1e4),
+    Setting('start_y_m', 0.0, "start position of the root along the ground plane's y [m]", -1e4, 1e4),
+    Setting('start_yaw_rad', 0.0, 'start heading of the root about the ground normal [rad]; 0 = the head points '
+            'along +x (downhill on a slope)', -math.pi, math.pi),
     Setting('latch_capture_distance_m', 0.03, 'latch/set true engages (welds head to tail as they are) only '
             'when head_latch_link and tail_latch_link are at most this far apart [m]', 0.001, 0.5),
     Setting('heightmap_period_s', 0.5, f'{HEIGHTMAP_TOPIC} period [s] (deformable terrains only)', 0.2, 1.0),
@@ -84,6 +90,11 @@ DYNAMIC_TYPING = frozenset({'lockstep'})  # `lockstep:=off` arrives as the YAML 
 PERIODS = ('imu_period_s', 'odom_period_s', 'contact_forces_period_s', 'command_period_s', 'heightmap_period_s')
 
 
+def start_xy_yaw(p: dict[str, Any]) -> tuple[float, float, float]:
+    """The root's start in the ground plane: x, y [m], yaw [rad]."""
+    return float(p['start_x_m']), float(p['start_y_m']), float(p['start_yaw_rad'])
+
+
 def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     """The declared values (lockstep normalised to auto | on | off); StartupError for combinations
     that cannot run. Reads and range-checks the terrain file and the URDF, so the bringup's
@@ -98,8 +109,11 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         terrain = make_terrain(p['terrain'], p['terrain_file'], p['slope_deg'])
         robot = load_robot_model(p['urdf_path'] or None)
         links = [name for name, link in robot.links.items() if link.collisions]
-        # the robot starts in the URDF's zero pose at the origin: a start off the terrain is refused here
-        terrain.check_start(links, np.array([robot.transform(robot.root, name)[:2, 3] for name in links]))
+        # the robot starts in the URDF's zero pose at the start pose: a start off the terrain is refused here
+        x_m, y_m, yaw_rad = start_xy_yaw(p)
+        turn = np.array([[math.cos(yaw_rad), -math.sin(yaw_rad)], [math.sin(yaw_rad), math.cos(yaw_rad)]])
+        zero_pose_xy = np.array([robot.transform(robot.root, name)[:2, 3] for name in links])
+        terrain.check_start(links, zero_pose_xy @ turn.T + np.array([x_m, y_m]))
     except ValueError as error:  # TerrainConfigError / RobotModelError: names the parameter and the file
         raise StartupError(str(error)) from error
     if (problem := frame_prefix_problem(p['frame_prefix'])) is not None:

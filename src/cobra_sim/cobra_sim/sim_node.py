@@ -35,7 +35,7 @@ from cobra_sim.lockstep import control_periods_per_command
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.scheduler import Phase, Scheduler, SchedulerConfig
 from cobra_sim.sim_config import (ALLOWED, DYNAMIC_TYPING, PARAMETER_BY_NAME, PARAMETERS, RUNTIME_PARAMETERS,
-                                  check_parameters)
+                                  check_parameters, start_xy_yaw)
 from cobra_sim.sim_outputs import SimOutputs
 from cobra_sim.terrain import make_terrain
 
@@ -64,7 +64,8 @@ class SimNode(Node):
             sim_params = SimParams(
                 timestep_s=p['timestep_s'], control_period_s=p['control_period_s'],
                 settle_duration_s=p['settle_duration_s'], latch_capture_distance_m=p['latch_capture_distance_m'],
-                servo=ServoParams(p['servo_kp_nm_rad'], p['servo_kd_nm_s_rad'], p['servo_armature_kg_m2']))
+                servo=ServoParams(p['servo_kp_nm_rad'], p['servo_kd_nm_s_rad'], p['servo_armature_kg_m2']),
+                start_xy_yaw=start_xy_yaw(p))
             self.sim = CobraSim(robot, terrain, sim_params, np.random.default_rng(p['seed']))
         except (RobotModelError, SimConfigError, ValueError) as error:
             raise StartupError(str(error)) from error
