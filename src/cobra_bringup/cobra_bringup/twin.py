@@ -2,7 +2,9 @@
 twin of a recorded run, robot or sim, in one command.
 
 The bag's `joint_commands` become a trajectory CSV that the gait node replays (gait:=csv, the
-path every CSV gait takes) in the sim on the chosen terrain; the twin's bag records the source's
+path every CSV gait takes) in the sim on the chosen terrain, the head starting where the recorded
+run's did (sim_node start_x_m, start_y_m, start_yaw_rad; the joints blend from the straight pose to
+the first command during a lead-in, as the driver moves to it); the twin's bag records the source's
 provenance in its custom_data (`cobra.twin_of.*`: name, path, SHA-256, the source's custom_data);
 cobra_analysis's report then compares the two bags (stride ratio, shape error, ATE/RPE; Ξ where
 two gaits ran in two classes). Output: DIR/bag, DIR/replayed_commands.csv, DIR/report. Bad input
@@ -141,6 +143,19 @@ def read_recorded_run(bag_path: Path) -> RecordedRun:
                        _filled(times, positions[:, present]), pose, first_states)
 
 
+def start_xy_yaw(run: RecordedRun) -> tuple[float, float, float]:
+    """Where the twin's sim starts the head: a sim source's own start (the origin, or the start a twin
+    recorded), else the recorded run's first head pose (its z left to the settling)."""
+    if run.simulated:
+        words = run.custom_data.get(TWIN_PREFIX + 'sim_start_xy_yaw', '0.0 0.0 0.0').split()
+        x_m, y_m, yaw_rad = (float(word) for word in words)
+        return x_m, y_m, yaw_rad
+    if run.start_pose is None:
+        return 0.0, 0.0, 0.0
+    x_m, y_m, _, yaw_rad = run.start_pose
+    return x_m, y_m, math.remainder(yaw_rad, 2.0 * math.pi)
+
+
 def command_period_s(times_s: np.ndarray, custom_data: Mapping[str, str]) -> float:
     """The gait period the twin commands at: the source's rate_hz when recorded, else the median
     spacing of its commands, as the nearest period the sim's control period divides."""
@@ -256,7 +271,8 @@ def twin_custom_data(run: RecordedRun, source_digest: str, arguments: Mapping[st
                 f'{SOURCE_PREFIX}sha256={source_digest}']
     entries += [f'{SOURCE_PREFIX}custom_data.{key}={value}' for key, value in sorted(run.custom_data.items())]
     entries += [f'{TWIN_PREFIX}lead_in_s={replay.lead_in_s!r}', f'{TWIN_PREFIX}rate_hz={replay.rate_hz!r}',
-                f'{TWIN_PREFIX}csv_file={CSV_NAME}']
+                f'{TWIN_PREFIX}csv_file={CSV_NAME}',
+                f'{TWIN_PREFIX}sim_start_xy_yaw=' + ' '.join(repr(v) for v in start_xy_yaw(run))]
     if run.start_pose is not None:
         entries.append(f'{TWIN_PREFIX}source_start_pose=' + ' '.join(repr(v) for v in run.start_pose))
     if run.start_joint_positions_rad:
@@ -272,7 +288,8 @@ def parser() -> argparse.ArgumentParser:
         "bag's own terrain, else rigid; real_time_factor:=0, lockstep) and compare the two bags.")
     result.add_argument('bag', metavar='BAG', type=Path, help='recorded bag (robot or sim) with joint_commands')
     result.add_argument('arguments', nargs='*', metavar='name:=value', help='launch arguments of the twin')
-    result.add_argument('--out', type=Path, help='directory to create (default twins/<bag>_<terrain>_<UTC time>)')
+    result.add_argument('--out', type=Path, help='directory to create (default '
+                        'bags/twin_of_<bag>_on_<terrain>_<UTC time>)')
     return result
 
 
@@ -291,11 +308,11 @@ class PreparedTwin:
 
 
 def _check_out_dir(out_dir: Path, default: bool) -> Path:
-    """The directory the twin is staged in (out_dir's parent; the default's twins/ is created)."""
+    """The directory the twin is staged in (out_dir's parent; the default's bags/ is made with the twin)."""
     if out_dir.exists():
         raise TwinInputError(f'--out {out_dir} exists: choose a new directory')
     parent = out_dir.resolve().parent
-    existing = parent.parent if default and not parent.exists() else parent  # twins/ is made with the twin
+    existing = parent.parent if default and not parent.exists() else parent
     if not existing.is_dir():
         raise TwinInputError(f'--out {out_dir}: its parent directory {parent} does not exist')
     if not os.access(existing, os.W_OK):
@@ -321,7 +338,7 @@ def prepare(bag: Path, words: Sequence[str], out_dir: Path | None) -> PreparedTw
     default = out_dir is None
     if out_dir is None:
         stamp = time.strftime('%Y%m%d_%H%M%S', time.gmtime())
-        out_dir = Path('twins') / f'{bag.resolve().name}_{terrain.lower()}_{stamp}'
+        out_dir = Path('bags') / f'twin_of_{bag.resolve().name}_on_{terrain.lower()}_{stamp}'
     parent = _check_out_dir(out_dir, default)
     bag_name = f'twin_{terrain.lower()}'
     staging = parent / f'.{out_dir.name}.partial-{os.getpid()}'
@@ -355,11 +372,15 @@ def prepare(bag: Path, words: Sequence[str], out_dir: Path | None) -> PreparedTw
 
 def _twin_spec(spec: NodeSpec, run: RecordedRun, replay: Replay, values: Mapping[str, str],
                digest: str) -> NodeSpec:
-    """The gait replays at the source's rate with the lead-in's ramp; the logger writes the twin's
-    provenance."""
+    """The gait replays at the source's rate with the lead-in's ramp; the sim starts where the source
+    did; the logger writes the twin's provenance."""
     if spec.executable == 'gait_node':
         return replace(spec, parameters={**spec.parameters, 'ramp_duration_s': replay.ramp_duration_s,
                                          'rate_hz': replay.rate_hz})
+    if spec.executable == 'sim_node':
+        x_m, y_m, yaw_rad = start_xy_yaw(run)
+        return replace(spec, parameters={**spec.parameters, 'start_x_m': x_m, 'start_y_m': y_m,
+                                         'start_yaw_rad': yaw_rad})
     if spec.package == 'cobra_logger':
         return replace(spec, parameters={**spec.parameters,
                                          'custom_data': twin_custom_data(run, digest, values, replay)})

@@ -325,3 +325,16 @@ def test_each_comparison_line_gives_its_own_reason() -> None:
     assert lines[0].endswith('not computed (no stride)') and lines[1].endswith('not computed (no stride)')
     assert lines[2].endswith('1.23 cm') and lines[3].endswith('not computed (no track)')
     assert lines[4].endswith('not computed (needs >= 2 gaits)')
+
+
+def test_the_twin_starts_where_the_recorded_run_did(synthetic_bag: Path) -> None:
+    run = twin.read_recorded_run(synthetic_bag)
+    robot = twin.RecordedRun(**{**run.__dict__, 'start_pose': (1.5, -2.0, 0.03, 7.0)})
+    assert twin.start_xy_yaw(robot) == pytest.approx((1.5, -2.0, 7.0 - 2 * math.pi))  # heading wrapped
+    # a sim bag: its sim's own start (the settled first pose would move every generation of twins)
+    sim = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {'cobra.class': 'sim'}})
+    assert twin.start_xy_yaw(sim) == (0.0, 0.0, 0.0)
+    replay = twin.plan_replay(robot, velocity_limits())
+    entries = dict(e.split('=', 1) for e in twin.twin_custom_data(robot, '0' * 64, {'terrain': 'rigid'}, replay))
+    twin_of_twin = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {**entries}})
+    assert twin.start_xy_yaw(twin_of_twin) == pytest.approx(twin.start_xy_yaw(robot))
