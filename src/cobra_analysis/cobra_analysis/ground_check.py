@@ -87,8 +87,10 @@ def _level_in_terrain_file(path: Path, terrain: str) -> float:
     return level if math.isfinite(level) else 0.0
 
 
-def sunk_body_problems(tracks: Sequence[BodyTrack], ground: GroundPlane) -> list[str]:
-    """One PROBLEM line per body that got further below the ground than its own size."""
+def sunk_body_problems(tracks: Sequence[BodyTrack], ground: GroundPlane, time_origin_s: float = 0.0,
+                       clock: str = '') -> list[str]:
+    """One PROBLEM line per body that got further below the ground than its own size; times as
+    t = stamp - time_origin_s (the report gives its gait start and names that clock in `clock`)."""
     problems = []
     for track in tracks:
         if len(track.times_s) == 0:
@@ -102,11 +104,12 @@ def sunk_body_problems(tracks: Sequence[BodyTrack], ground: GroundPlane) -> list
         x, y, z = track.position_m[first]
         on = f' ({ground.terrain})' if ground.terrain else ''
         problems.append(
-            f'PROBLEM {track.name} went through or off the ground{on}: at t = {track.times_s[first]:.2f} s it was '
+            f'PROBLEM {track.name} went through or off the ground{on}: at t = '
+            f'{track.times_s[first] - time_origin_s:.2f} s{clock} it was '
             f'{_length(depth_m[first])} below the ground level at (x, y) = ({x:.2f}, {y:.2f}) m (z = {z:.3f} m), '
             f'more than its own size ({track.size_m:.2f} m); deepest {_length(depth_m[deepest])} at '
-            f't = {track.times_s[deepest]:.2f} s. The run\'s distance and speeds are meaningless (a body off a '
-            'finite terrain, or through it: check the terrain and the start pose)')
+            f't = {track.times_s[deepest] - time_origin_s:.2f} s. The run\'s distance and speeds are meaningless '
+            '(a body off a finite terrain, or through it: check the terrain and the start pose)')
     return problems
 
 
@@ -232,7 +235,7 @@ def _head_orientation(path: Path, topic: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(times), np.array(quaternions).reshape(-1, 4)
 
 
-def bag_ground_problems(bag: object) -> list[str]:
+def bag_ground_problems(bag: object, time_origin_s: float = 0.0, clock: str = '') -> list[str]:
     """The check for a simulated run read by cobra_analysis.bag_reader (a BagData): the ground
     plane from its custom_data, the head from its ground-truth track, the links by forward
     kinematics with the URDF of its cobra.robot (head orientation read again from the bag: the
@@ -253,4 +256,4 @@ def bag_ground_problems(bag: object) -> list[str]:
                                joints.times_s if joints is not None else None,
                                joints.names if joints is not None else (),
                                joints.position_rad if joints is not None else None)
-    return sunk_body_problems(tracks, ground_from_custom_data(custom_data))
+    return sunk_body_problems(tracks, ground_from_custom_data(custom_data), time_origin_s, clock)

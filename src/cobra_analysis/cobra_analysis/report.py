@@ -438,7 +438,9 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         analyses.append(analyse_bag(bag, label, class_by, override.bag_class if override else None,
                                     override.gait if override else None, frequency_hz))
     from cobra_analysis.velocity_tracking import section as velocity_section
-    ground_problems = {a.label: bag_ground_problems(a.bag) for a in analyses}
+    ground_problems = {a.label: bag_ground_problems(a.bag, time_origin_s(a), ' since the gait start'
+                                                    if a.gait_start_s is not None else ' since the first message')
+                       for a in analyses}
     bag_sections = []
     figures_by_bag: dict[str, dict[str, str]] = {}
     velocity_by_bag: dict[str, dict[str, Any] | None] = {}

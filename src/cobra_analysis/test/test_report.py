@@ -398,3 +398,19 @@ def test_a_split_logger_bag_with_an_unrecovered_split(tmp_path):
     assert bag['warnings'] == [f'{logged} has an open split in .recording/ (a recording cut off): its messages '
                                f'are not in this report; run `python -m cobra_logger.recover {logged}` to add them']
     assert 'python -m cobra_logger.recover' in (out / 'index.html').read_text()
+
+
+def test_a_run_that_fell_says_so_on_the_page_in_gait_time(tmp_path):
+    """The ground check's PROBLEM lines on the page (one line on top, the details folded) count
+    time from the gait start like the rest of the page; they printed raw epoch stamps before."""
+    fell = write_bag(tmp_path / 'fell', SyntheticRun(duration_s=14.0, tumble_interval_s=(2.0, 12.0),
+                                                     tumble_speed_m_s=0.5, start_time_s=1.7e9,
+                                                     custom_data={'cobra.terrain': 'rigid'}))
+    out = tmp_path / 'out'
+    assert run_report([fell, '--out', out]) == 1
+    page = (out / 'index.html').read_text()
+    assert '<p class="problem">PROBLEM: 1 body went through or off the ground' in page
+    assert '<td>PROBLEM: see the bag</td>' in page
+    [line] = load(out)['ground_problems']['fell']
+    assert re.search(r'at t = \d+\.\d\d s since the gait start it was', line), line
+    assert not re.search(r'\b1[67]\d{8}(\.\d+)?\b', page.split('<body>')[1]), 'an epoch stamp on the page'
