@@ -24,7 +24,7 @@ def draw_track_error(plane_axes: Axes, error_axes: Axes, reference_xy_m: np.ndar
     """Top view of reference (dashed) and estimate, and |position error| over time with its RMSE
     as a line; every axis labelled with its unit (`unit`: 'm' or 'cm' for the error axis)."""
     scale = UNIT_SCALE[unit]
-    plane_axes.plot(reference_xy_m[:, 0], reference_xy_m[:, 1], 'k--', lw=1, label=reference_label)
+    plane_axes.plot(reference_xy_m[:, 0], reference_xy_m[:, 1], 'k--', lw=1, label=reference_label, zorder=3)  # above noise
     plane_axes.plot(estimate_xy_m[:, 0], estimate_xy_m[:, 1], color='tab:blue', lw=1, label=estimate_label)
     plane_axes.plot(*reference_xy_m[0], 'go', ms=4, label='start')
     plane_axes.set_xlabel('x [m]')
