@@ -151,10 +151,13 @@ def terrain_of(analysis: BagAnalysis) -> str:
     source = '' if bag.custom_data.get('cobra.terrain') else ' (sim diagnostics)'
     if not terrain:
         return 'the real ground (robot run)' if analysis.bag_class == 'robot' else 'not recorded'
-    slope = bag.custom_data.get('cobra.slope_deg') or bag.diagnostics.get('slope_deg')
-    sloped = slope not in (None, '') and float(slope) != 0.0 and 'deg' not in terrain
+    try:
+        slope_deg = float(bag.custom_data.get('cobra.slope_deg') or bag.diagnostics.get('slope_deg') or 0.0)
+    except ValueError:
+        slope_deg = 0.0  # not a number: the terrain name says what there is
     file = bag.custom_data.get('cobra.terrain_file') or bag.diagnostics.get('terrain_file')
-    return terrain + (f', slope {float(slope):g} deg' if sloped else '') + (f' ({file})' if file else '') + source
+    return (terrain + (f', slope {slope_deg:g} deg' if slope_deg and 'deg' not in terrain else '')
+            + (f' ({Path(file).name})' if file else '') + source)
 
 
 def bag_metrics(analysis: BagAnalysis, ground_problems: list[str]) -> dict[str, Any]:
@@ -223,9 +226,9 @@ def _degrees(value_rad: float | None) -> float | None:
     return None if value_rad is None else math.degrees(value_rad)
 
 
-def _table(rows: list[tuple[str, Any]], table_id: str | None = None) -> str:
+def _table(rows: list[tuple[str, Any]]) -> str:
     cells = ''.join(f'<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>' for k, v in rows)
-    return f'<table{f" id={chr(34)}{table_id}{chr(34)}" if table_id else ""}>{cells}</table>'
+    return f'<table>{cells}</table>'
 
 
 def _figure(figure: FigureFile | None) -> str:

@@ -414,3 +414,23 @@ def test_a_run_that_fell_says_so_on_the_page_in_gait_time(tmp_path):
     [line] = load(out)['ground_problems']['fell']
     assert re.search(r'at t = \d+\.\d\d s since the gait start it was', line), line
     assert not re.search(r'\b1[67]\d{8}(\.\d+)?\b', page.split('<body>')[1]), 'an epoch stamp on the page'
+
+
+def test_terrain_and_robot_from_custom_data_diagnostics_or_joint_names():
+    from types import SimpleNamespace
+
+    from cobra_analysis.report import robot_of, terrain_of
+
+    def analysis(custom_data: dict, diagnostics: dict, bag_class: str = 'sim', joints: tuple = ()) -> object:
+        states = SimpleNamespace(names=joints) if joints else None
+        return SimpleNamespace(bag=SimpleNamespace(custom_data=custom_data, diagnostics=diagnostics,
+                                                   joint_states=states, joint_commands=None), bag_class=bag_class)
+    assert terrain_of(analysis({'cobra.terrain': 'rigid', 'cobra.slope_deg': '15.0'}, {})) == 'rigid, slope 15 deg'
+    assert terrain_of(analysis({'cobra.terrain': 'rigid 15 deg', 'cobra.slope_deg': '15.0'}, {})) == 'rigid 15 deg'
+    assert terrain_of(analysis({}, {'terrain': 'scm', 'terrain_file': '/x/soil/loose_sand.yaml', 'slope_deg': '0'})) \
+        == 'scm (loose_sand.yaml) (sim diagnostics)'
+    assert terrain_of(analysis({}, {}, 'robot')) == 'the real ground (robot run)'
+    assert terrain_of(analysis({}, {})) == 'not recorded'
+    assert robot_of(analysis({'cobra.robot': 'tsnake'}, {})) == 'tsnake'
+    assert robot_of(analysis({}, {}, joints=TSNAKE_JOINTS)) == 'tsnake (from the joint names)'
+    assert robot_of(analysis({}, {})) == 'not recorded'
