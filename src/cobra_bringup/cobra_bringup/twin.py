@@ -48,6 +48,7 @@ RAMP_MARGIN = 1.1        # the replay ramp's speed check has to pass with this m
 MIN_RAMP_S = 0.1         # the gait node's smallest ramp_duration_s
 HOLD_AFTER_RAMP_S = 0.1  # the envelope is exactly 1 before the recorded motion starts
 GRID_TOLERANCE_S = 1e-6  # a stamp this close to a command tick is taken as on it
+SETTLED_AT_ORIGIN_M, SETTLED_AT_ORIGIN_RAD = 0.01, 0.01  # a sim bag's first pose this near the origin started there
 
 
 class TwinInputError(ValueError):
@@ -144,16 +145,19 @@ def read_recorded_run(bag_path: Path) -> RecordedRun:
 
 
 def start_xy_yaw(run: RecordedRun) -> tuple[float, float, float]:
-    """Where the twin's sim starts the head: a sim source's own start (the origin, or the start a twin
-    recorded), else the recorded run's first head pose (its z left to the settling)."""
-    if run.simulated:
-        words = run.custom_data.get(TWIN_PREFIX + 'sim_start_xy_yaw', '0.0 0.0 0.0').split()
-        x_m, y_m, yaw_rad = (float(word) for word in words)
+    """Where the twin's sim starts the head: the recorded run's first head pose (its z left to the
+    settling), except for a sim bag that started at the origin or says where its sim started (a twin):
+    that start itself, as the settled first pose would move every generation of twins a little."""
+    if run.simulated and TWIN_PREFIX + 'sim_start_xy_yaw' in run.custom_data:
+        x_m, y_m, yaw_rad = (float(word) for word in run.custom_data[TWIN_PREFIX + 'sim_start_xy_yaw'].split())
         return x_m, y_m, yaw_rad
     if run.start_pose is None:
         return 0.0, 0.0, 0.0
     x_m, y_m, _, yaw_rad = run.start_pose
-    return x_m, y_m, math.remainder(yaw_rad, 2.0 * math.pi)
+    yaw_rad = math.remainder(yaw_rad, 2.0 * math.pi)
+    if run.simulated and math.hypot(x_m, y_m) < SETTLED_AT_ORIGIN_M and abs(yaw_rad) < SETTLED_AT_ORIGIN_RAD:
+        return 0.0, 0.0, 0.0
+    return x_m, y_m, yaw_rad
 
 
 def command_period_s(times_s: np.ndarray, custom_data: Mapping[str, str]) -> float:

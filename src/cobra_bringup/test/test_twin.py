@@ -332,8 +332,11 @@ def test_the_twin_starts_where_the_recorded_run_did(synthetic_bag: Path) -> None
     robot = twin.RecordedRun(**{**run.__dict__, 'start_pose': (1.5, -2.0, 0.03, 7.0)})
     assert twin.start_xy_yaw(robot) == pytest.approx((1.5, -2.0, 7.0 - 2 * math.pi))  # heading wrapped
     # a sim bag: its sim's own start (the settled first pose would move every generation of twins)
-    sim = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {'cobra.class': 'sim'}})
-    assert twin.start_xy_yaw(sim) == (0.0, 0.0, 0.0)
+    settled = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {'cobra.class': 'sim'},
+                                  'start_pose': (5.4e-6, 0.0, 0.044, 1e-5)})
+    assert twin.start_xy_yaw(settled) == (0.0, 0.0, 0.0)
+    moved = twin.RecordedRun(**{**settled.__dict__, 'start_pose': (1.0, -2.0, 0.044, 1.0)})  # start_x_m ... set
+    assert twin.start_xy_yaw(moved) == (1.0, -2.0, 1.0)
     replay = twin.plan_replay(robot, velocity_limits())
     entries = dict(e.split('=', 1) for e in twin.twin_custom_data(robot, '0' * 64, {'terrain': 'rigid'}, replay))
     twin_of_twin = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {**entries}})
