@@ -378,6 +378,15 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, FigureFile], ground_probl
     return '\n'.join(parts)
 
 
+def ground_verdict(analysis: BagAnalysis, problems: list[str]) -> str:
+    """The summary's ground-check cell: a robot bag (odom only) is not checked, so it is not 'ok'."""
+    if problems:
+        return 'PROBLEM: see the bag'
+    head = analysis.bag.head
+    checked = head is not None and head.topic.strip('/').endswith('ground_truth/odom')
+    return 'ok' if checked else 'not checked (no ground truth)'
+
+
 def side_by_side(analyses: list[BagAnalysis]) -> str:
     """Every bag's key numbers in one table, a column per bag."""
     def loco(a: BagAnalysis, attribute: str, scale: float, digits: int, unit: str) -> str:
@@ -535,7 +544,7 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         f'<td>{html.escape(robot_of(a))}</td><td>{html.escape(terrain_of(a))}</td><td>{html.escape(a.gait_id)}</td>'
         f'<td>{html.escape(stamp_text(time_origin_s(a)))}</td><td>{a.bag.duration_s:.1f}</td>'
         f'<td>{int(a.cycles.steady.sum()) if a.cycles is not None else "n/a"}</td><td>{stride(a)}</td>'
-        f'<td>{"PROBLEM: see the bag" if ground_problems[a.label] else "ok"}</td>'
+        f'<td>{ground_verdict(a, ground_problems[a.label])}</td>'
         f'<td>{html.escape(str(a.bag.custom_data.get("cobra.git_rev", "not recorded")))}</td></tr>' for a in analyses)
     nav = ' '.join([f'<a href="#{a.label}">{html.escape(a.label)}</a>' for a in analyses]
                    + ['<a href="#comparison">comparison between runs</a>',

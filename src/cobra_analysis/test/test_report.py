@@ -157,6 +157,7 @@ def test_page_names_robot_terrain_gait_class_and_topic_counts(sim_robot_report):
             '<td>gait1</td>') in summary
     assert ('<td><a href="#robot_run">robot_run</a></td><td>robot</td><td>cobra</td>'
             '<td>the real ground (robot run)</td><td>gait1</td>') in summary
+    assert summary.count('<td>ok</td>') == 2 and summary.count('<td>not checked (no ground truth)</td>') == 1
     bags = by_label(metrics)
     assert (bags['sim_run']['robot'], bags['sim_run']['terrain']) == ('cobra (from the joint names)', 'scm')
     sim = section_of(page, 'sim_run')
