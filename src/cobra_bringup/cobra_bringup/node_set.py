@@ -373,8 +373,8 @@ def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duratio
                           arguments={'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
     if gait == CMD_VEL_GAIT:  # the go-to-goal action, publishing cmd_vel from odom
         nodes.append(NodeSpec('cobra_gaits', 'navigate_node', 'navigate_node', files('navigate.yaml'),
-                              {'use_sim_time': use_sim, 'robot': robot, **frame_prefix},
-                              arguments={'robot': 'robot', 'frame_prefix': 'frame_prefix'}))
+                              {'use_sim_time': use_sim, 'robot': robot, **frame_prefix, **urdf},
+                              arguments={'robot': 'robot', 'frame_prefix': 'frame_prefix', 'urdf_path': 'robot'}))
     if robot == DEFAULT_ROBOT and gait not in (CSV_GAIT, LTS_GAIT, CMD_VEL_GAIT):  # preset sidewinding: its path
         nodes.append(NodeSpec('cobra_gaits', 'path_forecast_node', 'path_forecast', files('path_forecast.yaml'),
                               {'use_sim_time': use_sim, **frame_prefix, **urdf},

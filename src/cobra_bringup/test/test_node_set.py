@@ -436,7 +436,9 @@ def test_cmd_vel_gait_runs_the_navigate_node_instead_of_the_path_forecast(robot)
     assert 'navigate_node' in names and 'path_forecast' not in names
     navigate = _by_name(nodes)['navigate_node']
     assert (navigate.package, navigate.executable) == ('cobra_gaits', 'navigate_node')
-    assert navigate.parameters == {'use_sim_time': True, 'robot': robot, 'frame_prefix': 'r1/'}
+    assert {k: navigate.parameters[k] for k in ('use_sim_time', 'robot', 'frame_prefix')} == \
+        {'use_sim_time': True, 'robot': robot, 'frame_prefix': 'r1/'}
+    assert ('urdf_path' in navigate.parameters) == (robot == 'tsnake')  # the T-Snake's URDF by path
     assert _by_name(nodes)['gait_node'].parameters['gait'] == 'cmd_vel'
 
 

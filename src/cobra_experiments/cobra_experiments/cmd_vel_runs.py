@@ -21,6 +21,7 @@ import numpy as np
 from cobra_description.robot_model import RobotModel, default_urdf_path, load_robot_model
 from cobra_experiments.lts_runs import body_yaw_rad
 from cobra_gaits.cmd_vel import CmdVelSettings, CmdVelSource
+from cobra_gaits.body_pose import BodyPoseEstimator
 from cobra_gaits.goal_controller import GoalController, Phase
 from cobra_gaits.sidewinding import SidewindingParams
 from cobra_sim.engine import CobraSim, SimParams
@@ -92,6 +93,11 @@ class SnakeRun:
     def heading_rad(self) -> float:
         return heading_rad(self.body_xy_m())
 
+    def body_centre_m(self) -> tuple[float, float]:
+        """Centroid of the link origins: the point a navigate_to_pose goal places."""
+        x, y = self.body_xy_m().mean(axis=0)
+        return float(x), float(y)
+
     def com_xy_m(self) -> np.ndarray:
         return self.sim.center_of_mass()[:2].copy()
 
@@ -157,22 +163,26 @@ def steady_motion(run: SnakeRun, lateral_m_s: float, angular_rad_s: float, cycle
 @dataclass(frozen=True)
 class GoalRun:
     reached: bool  # the controller finished (stopped and settled) within the time allowed
-    final_xy_m: tuple[float, float]  # base_link at rest
+    final_xy_m: tuple[float, float]  # body centre (link origins' centroid) at rest
     final_heading_rad: float  # body principal axis at rest
     elapsed_s: float
 
 
 def drive_to_goal(run: SnakeRun, controller: GoalController, timeout_s: float,
                   odom_period_s: float = GAIT_PERIOD_S) -> GoalRun:
-    """Feed the head pose (sim `odom`) to the controller every `odom_period_s` and its twist to
-    the cmd_vel source, until the controller is done or `timeout_s` of sim time passed."""
+    """Feed the body pose to the controller every `odom_period_s` and its twist to the cmd_vel
+    source, until the controller is done or `timeout_s` of sim time passed. The body pose is the
+    navigate node's: forward kinematics at the joint angles placed by the head pose (`odom`)."""
+    estimator = BodyPoseEstimator(run.sim.robot)
     start = run.time_s
     next_odom = start
     while run.time_s - start < timeout_s and controller.phase != Phase.DONE:
         if run.time_s >= next_odom - 1e-9:
-            status = controller.update(run.time_s, *run.head_pose_2d())
+            position, quaternion_xyzw = run.sim.head_pose()
+            joints = dict(zip(run.sim.joint_names, run.sim.joint_positions()))
+            status = controller.update(run.time_s, *estimator.body_pose(position, quaternion_xyzw, joints))
             run.command(status.twist.lateral_m_s, status.twist.angular_rad_s)
             next_odom += odom_period_s
         run.tick()
-    x, y, _ = run.head_pose_2d()
+    x, y = run.body_centre_m()
     return GoalRun(controller.phase == Phase.DONE, (x, y), run.heading_rad(), run.time_s - start)

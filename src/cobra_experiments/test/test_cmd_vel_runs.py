@@ -48,7 +48,7 @@ def test_a_90_degree_heading_change_holds_within_10_degrees():
 def test_goal_1_5_m_away_at_45_degrees_is_reached_within_0_1_m_on_rigid_ground():
     """One representative start (the benchmark runs three headings on rigid ground and SCM)."""
     run = SnakeRun('cobra', 'rigid', initial_yaw_rad=2.0)
-    x, y, _ = run.head_pose_2d()
+    x, y = run.body_centre_m()
     goal = (x + 1.5 * math.cos(math.pi / 4), y + 1.5 * math.sin(math.pi / 4))
     result = drive_to_goal(run, GoalController(*goal, 0.0, GoalMode.POSITION), timeout_s=150.0)
     assert result.reached

@@ -4,12 +4,13 @@ A sidewinding snake moves sideways (base_link +y = left) and turns while it move
 sidewinding, cobra_gaits.cmd_vel); it cannot turn on the spot. So the loop is a unicycle
 controller whose "forward" is the travel direction of left or right sidewinding:
 
-* Estimates from `odom` (base_link = the head module): the head swings through the wave (on
-  COBRA +-23 deg of yaw and 12 cm sideways at gait1's amplitudes), so position and heading are
+* Estimates: the pose fed in is the body's (cobra_gaits.body_pose: link origins by forward
+  kinematics, placed by odom's head pose; centroid and principal axis), which still wobbles by
+  about +-2 deg within a cycle; the head's own pose (+-23 deg of yaw, +-6 cm sideways on COBRA)
+  also works, less precisely (a conical taper tilts the head's mean yaw by up to 9 deg). Both are
   averaged over the last gait cycle T and corrected for the half cycle of lag that averaging
-  costs: est = mean over [t - T, t] + (p(t) - p(t - T)) / 2 (the head's wave repeats after T, so
-  p(t) - p(t - T) is the last cycle's displacement). Heading = that estimate of the head's yaw,
-  the body axis's direction (tail -> head) to within a few degrees.
+  costs: est = m1 + (m1 - m0) / 2 with m1, m0 the means over the last cycle and the one before
+  (CycleAverage).
 * Cruise: constant lateral speed, so the gait's frequency, and with it T, stays constant;
   angular.z = heading gain x the error between the bearing to the goal and the travel direction
   (heading + travel_angle of the side chosen), clamped to what the taper gives at that speed.
@@ -21,8 +22,9 @@ controller whose "forward" is the travel direction of left or right sidewinding:
 * Stop: when the goal lies within the coasting distance (what the body travels while the gait
   ramps down, measured in the sim) along the travel direction, or within the position tolerance;
   then a zero twist, and the result after `settle_s` of ramp-down.
-* Heading goals: cruise to the left while turning towards the goal yaw, stop when the remaining
-  error is within the coasting turn.
+* Heading goals: cruise to the left while turning towards the goal yaw; once the estimate is
+  within the tolerance, hold it (the small error's gentle turn) for two cycles and stop if it
+  stayed within, so that a transient of the averaged estimate (the taper changing) cannot stop it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from cobra_gaits.cmd_vel import TSNAKE_STRIDE_M_PER_RAD, Twist2D
 
 BACK_OFF_MARGIN = 1.3  # back off until the goal lies this far beyond the turning circle's reach
 PASS_FRACTION = 0.7  # the travel line passing the goal within this share of the tolerance needs no more turning
+TAPER_SETTLE_S = 1.5  # the gait's taper slews to 0 within this (0.7 at 0.5 /s)
+HEADING_HOLD_HYSTERESIS = 1.5  # a held heading counts as within until its error exceeds this x the tolerance
 WHOLE_CYCLE_FRACTION = 0.95  # a heading is judged on an average over at least this share of a cycle
 SIDE_SWITCH_RAD = math.radians(110.0)  # keep the side until its travel is this far off the bearing
 # travel direction in the body frame (atan2(left, along)) of left / right sidewinding, measured
@@ -64,11 +68,10 @@ class GoalSettings:
     cruise_m_s: float = 0.06
     max_angular_rad_s: float = 0.067  # max taper 0.7 x 0.32 rad/cycle x 0.3 Hz (the cruise)
     heading_gain_per_s: float = 0.3
-    position_tolerance_m: float = 0.08
-    heading_tolerance_rad: float = math.radians(5.0)
+    position_tolerance_m: float = 0.06
+    heading_tolerance_rad: float = math.radians(3.0)
     gait_period_s: float = 1.0 / 0.3  # the cruise's gait cycle (stride 0.2 m, cmd_vel's calibration)
-    coast_m: float = 0.05  # travel while the gait ramps down from cruise (sim)
-    coast_rad: float = 0.03  # turn while it ramps down from the largest taper (sim)
+    coast_m: float = 0.10  # travel while the gait ramps down from cruise (sim: 0.11 m on rigid ground)
     settle_s: float = 3.0  # ramp-down and rest before the result
     travel_angle_left_rad: float = COBRA_TRAVEL_ANGLE_RAD['left']
     travel_angle_right_rad: float = COBRA_TRAVEL_ANGLE_RAD['right']
@@ -96,14 +99,20 @@ def robot_goal_settings(robot: str) -> GoalSettings:
     if robot == 'tsnake':
         cruise_m_s = 0.03
         return GoalSettings(cruise_m_s=cruise_m_s, max_angular_rad_s=0.06,
-                            gait_period_s=2.0 * math.pi * TSNAKE_STRIDE_M_PER_RAD / cruise_m_s, coast_m=0.03, coast_rad=0.02,
+                            gait_period_s=2.0 * math.pi * TSNAKE_STRIDE_M_PER_RAD / cruise_m_s, coast_m=0.03,
                             travel_angle_left_rad=TSNAKE_TRAVEL_ANGLE_RAD['left'],
                             travel_angle_right_rad=TSNAKE_TRAVEL_ANGLE_RAD['right'])
     raise ValueError(f"robot '{robot}': choose cobra or tsnake")
 
 
 class CycleAverage:
-    """Lag-corrected average of (x, y, unwrapped yaw) over the last `window_s` (see module doc)."""
+    """Lag-corrected average of (x, y, unwrapped yaw) over the last gait cycle (see module doc).
+
+    est = m1 + (m1 - m0) / 2, with m1 the mean over the last `window_s` and m0 the mean over the
+    cycle before: whole-cycle means cancel the head's swing even while its amplitude changes (a
+    new taper), and their difference is the last cycle's displacement, half of which is the lag
+    of m1. Until two cycles are in, the mean of what there is (the robot starts at rest, straight).
+    """
 
     def __init__(self, window_s: float) -> None:
         self.window_s = window_s
@@ -117,7 +126,7 @@ class CycleAverage:
             yaw_rad = self._last_yaw + wrap_rad(yaw_rad - self._last_yaw)
         self._last_yaw = yaw_rad
         self._samples.append((time_s, x_m, y_m, yaw_rad))
-        while self._samples and self._samples[0][0] < time_s - self.window_s:
+        while self._samples and self._samples[0][0] < time_s - 2.0 * self.window_s:
             self._samples.popleft()
 
     @property
@@ -125,13 +134,17 @@ class CycleAverage:
         return self._samples[-1][0] - self._samples[0][0] if self._samples else 0.0
 
     def estimate(self) -> tuple[float, float, float] | None:
-        """(x, y, yaw): the mean plus half the displacement over the window; None before a sample."""
+        """(x, y, yaw) now; None before a sample."""
         if not self._samples:
             return None
-        count = len(self._samples)
-        mean = [sum(sample[i] for sample in self._samples) / count for i in (1, 2, 3)]
-        first, last = self._samples[0], self._samples[-1]
-        return tuple(m + 0.5 * (last[i] - first[i]) for m, i in zip(mean, (1, 2, 3)))
+        split = self._samples[-1][0] - self.window_s
+        recent = [sample for sample in self._samples if sample[0] > split]
+        before = [sample for sample in self._samples if sample[0] <= split]
+        last_cycle = [sum(sample[i] for sample in recent) / len(recent) for i in (1, 2, 3)]
+        if self.span_s < 2.0 * self.window_s * WHOLE_CYCLE_FRACTION or not before:
+            return tuple(last_cycle)
+        cycle_before = [sum(sample[i] for sample in before) / len(before) for i in (1, 2, 3)]
+        return tuple(m1 + 0.5 * (m1 - m0) for m1, m0 in zip(last_cycle, cycle_before))
 
 
 @dataclass(frozen=True)
@@ -158,6 +171,7 @@ class GoalController:
         self.phase = Phase.DRIVING
         self.side: str | None = None
         self._stop_time_s: float | None = None
+        self._holding_since_s: float | None = None  # heading within tolerance since
         self.backing = False  # driving away on the other side to bring the goal out of the turning circle
         self.turning_radius_m = settings.cruise_m_s / settings.max_angular_rad_s
         self.last = GoalStatus(Twist2D(), Phase.DRIVING, math.nan, math.nan)
@@ -196,17 +210,24 @@ class GoalController:
                 self.last = GoalStatus(Twist2D(), self.phase, distance, error)
                 return self.last
         if self.stage == GoalMode.HEADING:
-            # judged on a whole cycle's average once moving (the head swings +-23 deg within one);
-            # at the stage's start the robot rests straight and its head yaw is the heading
-            at_rest = self.filter.span_s == 0.0
-            whole_cycle = self.filter.span_s >= WHOLE_CYCLE_FRACTION * s.gait_period_s
-            done = (at_rest or whole_cycle) and abs(error) <= max(s.heading_tolerance_rad, s.coast_rad)
+            # a heading that looks reached is held (the small error's gentle turn) for two whole
+            # cycles after the large taper is gone; still within the tolerance all along -> done
+            limit = (HEADING_HOLD_HYSTERESIS if self._holding_since_s is not None else 1.0) * s.heading_tolerance_rad
+            at_rest = self.filter.span_s == 0.0  # the stage starts straight and still: the head's yaw is the heading
             twist = Twist2D(s.cruise_m_s, _clamp(s.heading_gain_per_s * error, s.max_angular_rad_s))
+            if abs(error) <= limit and not at_rest:
+                if self._holding_since_s is None:
+                    self._holding_since_s = time_s
+                done = time_s - self._holding_since_s >= 2.0 * s.gait_period_s + TAPER_SETTLE_S
+            else:
+                self._holding_since_s = None
+                done = at_rest and abs(error) <= s.heading_tolerance_rad
         else:
             along = distance * math.cos(error)
             cross = abs(distance * math.sin(error))
             passes = cross <= PASS_FRACTION * s.position_tolerance_m  # the travel line passes within tolerance
-            done = distance <= s.position_tolerance_m or (passes and abs(error) < math.pi / 2 and along <= s.coast_m)
+            # stop where the ramp-down's coast ends at the goal: it travels on along the line
+            done = along <= s.coast_m and (passes or distance <= s.position_tolerance_m)
             # a goal inside the turning circle on the travel side cannot be met by turning on:
             # back away on the other side (still turning the same way), as a car's three-point turn
             reach_m = 2.0 * self.turning_radius_m * abs(math.sin(error)) if abs(error) < math.pi / 2 \

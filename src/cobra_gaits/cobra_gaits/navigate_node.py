@@ -1,9 +1,12 @@
 """Navigate node: the `navigate_to_pose` action (cobra_interfaces/NavigateToPose) on odometry,
 publishing `cmd_vel` for the gait node's gait:=cmd_vel (a thin shell around
-cobra_gaits.goal_controller).
+cobra_gaits.goal_controller and cobra_gaits.body_pose).
 
-Every `odom` message (stamp = the controller's time) updates the active goal's controller and
-publishes its twist; feedback goes out at most every feedback_period_s of odometry time, and each
+A goal places the body: the centroid of the link origins and the direction of their principal
+axis (tail -> head), found from `odom` (the head's pose) and the newest `joint_states` by forward
+kinematics of the URDF; the head alone swings through the wave. Until joint states arrive, the
+head's pose stands in for the body (warned once). Every `odom` message (stamp = the controller's
+time) updates the active goal's controller and publishes its twist; feedback goes out at most every feedback_period_s of odometry time, and each
 goal, feedback and result also as a cobra_interfaces/NavigationStatus on `navigation/status`
 (bags record it; rosbag2 records no hidden action topics). A goal ends:
 * reached: the controller stopped and settled (result CODE_REACHED, succeeded);
@@ -24,14 +27,17 @@ from typing import Any
 from builtin_interfaces.msg import Duration as DurationMsg
 from geometry_msgs.msg import Pose, PoseStamped, Twist
 from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.task import Future
 
 from cobra_common.frames import frame_prefix_problem
 from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_description.robot_model import RobotModelError, default_urdf_path, load_robot_model
+from cobra_gaits.body_pose import BodyPoseEstimator
 from cobra_gaits.cmd_vel import Twist2D
 from cobra_gaits.goal_controller import (GoalController, GoalMode, GoalSettings, GoalStatus, Phase,
                                          robot_goal_settings)
@@ -52,6 +58,8 @@ def declare_parameters(node: Node) -> dict[str, Any]:
                                     read_only=True)),
         'frame_prefix': ('', describe('prefix of the odometry frame the goals are in (<prefix>odom)',
                                       read_only=True)),
+        'urdf_path': ('', describe("robot URDF for the body pose; empty = the installed one of 'robot'",
+                                   read_only=True)),
         'goal_timeout_s': (300.0, describe('abort a goal after this long [s of odometry time]',
                                            read_only=True, float_range=(1.0, 86400.0))),
         'odom_timeout_s': (5.0, describe('abort a goal after this long without odometry [s, wall]',
@@ -104,12 +112,19 @@ class NavigateNode(Node):
         self._goal_timeout_s = p['goal_timeout_s']
         self._odom_timeout_s = p['odom_timeout_s']
         self._feedback_period_s = p['feedback_period_s']
+        try:
+            model = load_robot_model(p['urdf_path'] or default_urdf_path(p['robot']))
+            self._body = BodyPoseEstimator(model)
+        except (RobotModelError, ValueError) as error:
+            raise StartupError(str(error)) from error
+        self._joint_positions: dict[str, float] | None = None
         self._active: ActiveGoal | None = None
         self._last_odom: tuple[float, float, float, float] | None = None  # (stamp, x, y, yaw)
         self._last_odom_wall = time.monotonic()
         self._cmd_vel = self.create_publisher(Twist, 'cmd_vel', RELIABLE)
         self._status = self.create_publisher(NavigationStatus, STATUS_TOPIC, RELIABLE)
         self.create_subscription(Odometry, 'odom', self._on_odom, ODOM_QOS)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, qos_profile_sensor_data)
         self._server = ActionServer(self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
                                     goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT)
         self.create_timer(HOUSEKEEPING_PERIOD_S, self._housekeeping)
@@ -164,15 +179,26 @@ class NavigateNode(Node):
         self._publish_status(NavigationStatus.STATE_ACTIVE)
         return await done
 
+    def _on_joint_states(self, message: JointState) -> None:
+        if len(message.name) == len(message.position):
+            self._joint_positions = dict(zip(message.name, message.position))
+
     def _on_odom(self, message: Odometry) -> None:
         stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
-        pose = message.pose.pose
-        yaw = yaw_from_quaternion(pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w)
-        self._last_odom = (stamp_s, pose.position.x, pose.position.y, yaw)
         self._last_odom_wall = time.monotonic()
         active = self._active
         if active is None:
             return
+        pose = message.pose.pose
+        orientation = (pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w)
+        if self._joint_positions is not None:
+            x, y, yaw = self._body.body_pose((pose.position.x, pose.position.y, pose.position.z), orientation,
+                                             self._joint_positions)
+        else:
+            self.get_logger().warning('no joint_states yet: steering on the head pose, which swings with the '
+                                      'wave', once=True)
+            x, y, yaw = pose.position.x, pose.position.y, yaw_from_quaternion(*orientation)
+        self._last_odom = (stamp_s, x, y, yaw)
         if active.handle.is_cancel_requested:
             self._finish(NavigateToPose.Result.CODE_CANCELED, 'cancelled', canceled=True)
             return

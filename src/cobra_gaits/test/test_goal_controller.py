@@ -12,7 +12,7 @@ from cobra_gaits.goal_controller import (COBRA_TRAVEL_ANGLE_RAD, CycleAverage, G
                                          GoalSettings, Phase, wrap_rad)
 
 DT = 0.02
-RAMP_S = 2.0
+COAST_S = 3.5  # 0.06 m/s coasts 0.105 m, as the sim's COBRA does after a stop (0.11 m)
 HEAD_SWING_RAD = math.radians(23.0)
 HEAD_SWAY_M = 0.06
 
@@ -30,7 +30,7 @@ class KinematicSnake:
         self.frequency = 0.3
 
     def step(self, lateral: float, angular: float) -> None:
-        rate = DT / RAMP_S * 0.1  # speed slews to the command over the ramp
+        rate = 0.06 * DT / COAST_S  # speed slews to the command: from cruise to rest over COAST_S
         self.lateral += max(min(lateral - self.lateral, rate), -rate)
         self.angular += max(min(angular - self.angular, rate * 1.2), -rate * 1.2)
         side = 'left' if self.lateral >= 0.0 else 'right'
