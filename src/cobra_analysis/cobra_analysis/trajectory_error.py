@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from evo.core import metrics as evo_metrics
 from evo.core.trajectory import PoseTrajectory3D
+from cobra_common.rotations import quaternion_about_z, wxyz_from_xyzw
 
 from cobra_analysis.metrics import MetricsError, resample, uniform_grid
 
@@ -45,7 +46,7 @@ class TrajectoryError:
 def _evo_track(grid_s: np.ndarray, track: TrackOnGaitClock) -> PoseTrajectory3D:
     position = resample(track.times_s, track.position_m, grid_s)
     yaw = np.interp(grid_s, track.times_s, track.yaw_rad)
-    quaternion_wxyz = np.column_stack([np.cos(yaw / 2), np.zeros_like(yaw), np.zeros_like(yaw), np.sin(yaw / 2)])
+    quaternion_wxyz = wxyz_from_xyzw(quaternion_about_z(yaw))  # evo stores w first
     return PoseTrajectory3D(positions_xyz=position, orientations_quat_wxyz=quaternion_wxyz, timestamps=grid_s)
 
 
