@@ -223,7 +223,7 @@ def test_bad_input_exits_2_naming_the_fix(ros_env: dict[str, str], tmp_path: Pat
             'deme_without_gpu': ['-p', f'scenario_file:={scenario_file}', '-p', 'backend:=deme'],
             'bad_override': ['-p', f'scenario_file:={scenario_file}', '-p', 'scenario_overrides:=slope_deg=95']}[case]
     expected = {'missing_file': 'does not exist', 'deme_without_gpu': 'deme',
-                'bad_override': 'slope_deg = 95'}[case]
+                'bad_override': "parameter 'slope_deg' = 95 is invalid"}[case]  # config_check's text
     if case == 'deme_without_gpu' and deme_problem() is None:
         pytest.skip('DEM-Engine can run here (NVIDIA driver and deme present): backend deme is valid')
     process = start_node(ros_env, MODULE, *args, '-p', f'cache_dir:={cache_dir}')
