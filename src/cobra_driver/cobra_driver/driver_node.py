@@ -17,7 +17,7 @@ from typing import Any
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.impl.rcutils_logger import RcutilsLogger
@@ -28,8 +28,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
-from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
-from cobra_common.config_check import ConfigError, Setting
+from cobra_common.config_check import ConfigError
+from cobra_common.node_runtime import declare_table, run_node, spin_node
+from cobra_common.ros_entry import StartupError
 from cobra_driver.driver_config import PARAMETERS, build_config, check_parameters, validate
 from cobra_driver.driver_core import JointDriver, JointSample
 from cobra_driver.loop_io import JointStateWriter, TakenByTheLoop
@@ -41,25 +42,13 @@ REJECTION_LOG_PERIOD_S = 5.0
 LEVELS = {'ok': DiagnosticStatus.OK, 'warn': DiagnosticStatus.WARN, 'error': DiagnosticStatus.ERROR}
 
 
-def _descriptor(spec: Setting) -> ParameterDescriptor:
-    """Description, range and read-only flag of one entry of the parameter table."""
-    numeric = not isinstance(spec.default, bool) and spec.minimum is not None and spec.maximum is not None
-    descriptor = describe(
-        spec.description, read_only=spec.name not in RUNTIME_PARAMETERS,
-        float_range=(spec.minimum, spec.maximum) if numeric and isinstance(spec.default, float) else None,
-        int_range=(int(spec.minimum), int(spec.maximum)) if numeric and isinstance(spec.default, int) else None)
-    if spec.choices is not None:
-        descriptor.additional_constraints = f'one of {list(spec.choices)}'
-    return descriptor
-
-
 def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every driver parameter (descriptions, ranges, read-only) and check what they alone can tell.
 
     Raises StartupError for a value outside its choices, per-joint lists of different lengths,
     two servos with one ID, or a baud rate that cannot carry the loop rate. No other side effects.
     """
-    values = declare(node, {spec.name: (spec.default, _descriptor(spec)) for spec in PARAMETERS})
+    values = declare_table(node, PARAMETERS, RUNTIME_PARAMETERS)
     try:
         return check_parameters(values)
     except ConfigError as error:
