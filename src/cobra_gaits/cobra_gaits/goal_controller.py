@@ -88,7 +88,8 @@ class GoalSettings:
 
 
 # T-Snake (cobra_gaits.cmd_vel's LTS mapping, rigid ground): omega_t 0.5 rad/s sidewinds at 0.030 m/s
-# at 85 deg (left) / -89 deg (right) of its body axis; in_place steering turns up to 0.08 rad/s
+# at 85 deg (left) / -89 deg (right) of its body axis and coasts 0.068 m after a stop; in_place
+# steering turns up to 0.08 rad/s
 TSNAKE_TRAVEL_ANGLE_RAD = {'left': math.radians(85.0), 'right': math.radians(-89.0)}
 
 
@@ -98,8 +99,10 @@ def robot_goal_settings(robot: str) -> GoalSettings:
         return GoalSettings()
     if robot == 'tsnake':
         cruise_m_s = 0.03
-        return GoalSettings(cruise_m_s=cruise_m_s, max_angular_rad_s=0.06,
-                            gait_period_s=2.0 * math.pi * TSNAKE_STRIDE_M_PER_RAD / cruise_m_s, coast_m=0.03,
+        # heading gain 0.05 /s: its lag-corrected average spans two 12 s curve periods, and 0.3 /s
+        # (COBRA's) made the loop swing +-15 deg; the sim: goals 1 m away missed by 0.02-0.08 m
+        return GoalSettings(cruise_m_s=cruise_m_s, max_angular_rad_s=0.06, heading_gain_per_s=0.05,
+                            gait_period_s=2.0 * math.pi * TSNAKE_STRIDE_M_PER_RAD / cruise_m_s, coast_m=0.07,
                             travel_angle_left_rad=TSNAKE_TRAVEL_ANGLE_RAD['left'],
                             travel_angle_right_rad=TSNAKE_TRAVEL_ANGLE_RAD['right'])
     raise ValueError(f"robot '{robot}': choose cobra or tsnake")

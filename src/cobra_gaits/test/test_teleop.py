@@ -78,3 +78,24 @@ def test_typed_keys_drive_cmd_vel_under_tmux(ros_env, ros_node, tmp_path: Path):
         assert exit_file.read_text().strip() == '0'
     finally:
         subprocess.run([*tmux, 'kill-server'], env=ros_env, capture_output=True)
+
+
+def test_joystick_mapping_drives_only_what_a_snake_follows_within_the_limits():
+    """config/teleop_joy.yaml (teleop_twist_joy): linear.x off, linear.y and angular.z mapped, and
+    full deflection (turbo included) within COBRA's cmd_vel limits, so the gait never clamps it."""
+    import yaml
+
+    from cobra_description.robot_model import default_urdf_path, load_robot_model
+    from cobra_gaits.cmd_vel import CmdVelSettings, ConicalSidewinding
+    from cobra_gaits.sidewinding import SidewindingParams
+
+    path = Path(__file__).resolve().parents[3] / 'config' / 'teleop_joy.yaml'
+    parameters = yaml.safe_load(path.read_text())['/**/teleop_twist_joy_node']['ros__parameters']
+    assert parameters['axis_linear'] == {'x': -1, 'y': 0, 'z': -1}
+    assert parameters['axis_angular']['yaw'] >= 0 and parameters['axis_angular']['pitch'] == -1
+    limits = ConicalSidewinding(load_robot_model(default_urdf_path()).gait_joints(),
+                                SidewindingParams(0.0, 0.35, 0.70), CmdVelSettings()).limits
+    for block in ('scale_linear', 'scale_linear_turbo'):
+        assert parameters[block]['x'] == 0.0 and 0.0 < parameters[block]['y'] <= limits.max_lateral_m_s
+    for block in ('scale_angular', 'scale_angular_turbo'):
+        assert 0.0 < parameters[block]['yaw'] <= limits.max_angular_rad_s
