@@ -57,7 +57,8 @@ class FakeSnake:
 @pytest.fixture
 def navigate(ros_env, ros_node):
     process = subprocess.Popen([sys.executable, '-m', 'cobra_gaits.navigate_node', '--ros-args',
-                                '-p', 'settle_s:=0.5', '-p', 'odom_timeout_s:=30.0'], env=ros_env)
+                                '-p', 'settle_s:=0.5', '-p', 'odom_timeout_s:=30.0',
+                                '-p', 'coast_m:=0.0'], env=ros_env)  # the fake stops at once
     snake = FakeSnake()
     ros_node.create_subscription(Twist, 'cmd_vel', snake.on_twist, RELIABLE)
     odom = ros_node.create_publisher(Odometry, 'odom', RELIABLE)
