@@ -83,7 +83,8 @@ def tsnake() -> None:
     settings = CmdVelSettings()
     for lateral in (0.03, -0.03):
         motion = steady_motion(SnakeRun('tsnake', 'rigid', settings), lateral, 0.0, cycles=1)
-        print(f'  linear.y {lateral:+.3f} m/s -> {motion.lateral_m_s:+.4f} m/s (ratio {motion.lateral_m_s / lateral:.2f})')
+        print(f'  linear.y {lateral:+.3f} m/s -> {motion.lateral_m_s:+.4f} m/s '
+              f'(ratio {motion.lateral_m_s / lateral:.2f})')
     for mode in STEERING_MODES:
         unit = replace(settings, tsnake_steering=mode, tsnake_turn_rad_s_per_scale=1.0)
         rates = []

@@ -162,7 +162,8 @@ def section(bag_path: Path, head: Any, out_dir: Path, label: str) -> tuple[str, 
     title = '<h3>Commanded against achieved velocity</h3>'
     commands = read_commands(bag_path)
     if commands is None:
-        return title + '<p class="absent">Not in this report: no cmd_vel in the bag (not a gait:=cmd_vel run).</p>', None
+        return title + ('<p class="absent">Not in this report: no cmd_vel in the bag (not a gait:=cmd_vel '
+                        'run).</p>'), None
     if head is None:
         return title + '<p class="absent">Not in this report: no head track (odom) to compare with.</p>', None
     tracking = compare(commands, head.times_s, head.position_m[:, :2], head.yaw_rad)

@@ -44,9 +44,8 @@ import numpy as np
 
 from cobra_description.robot_model import Joint
 from cobra_gaits.speed_limit import TWIST_JOINT_SUFFIX, check_lts_gait, has_twist_joints
-from cobra_gaits.lts import (STEERING_MODES, BackboneCurve, BackboneCurveParams, LinearTwistParams,
+from cobra_gaits.lts import (STEERING_MODES, BackboneCurve, LinearTwistParams,
                              LtsGait, LtsJointGenerator, TSnakeGeometry, solve_bending_rad, steering)
-from cobra_gaits.presets import CMD_VEL_GAIT  # noqa: F401  (re-exported: the gait's name)
 from cobra_gaits.sidewinding import GaitError, SidewindingGenerator, SidewindingParams, StartStopRamp
 from cobra_gaits.speed_limit import peak_wave_speed_rad_s
 
@@ -160,10 +159,12 @@ class CmdVelSettings:
             if not (math.isfinite(value) and value > 0.0):
                 raise GaitError(f'cmd_vel.{name} must be a positive number, got {value}')
         if not 0.0 <= self.max_taper < 1.0:
-            raise GaitError(f'cmd_vel.max_taper must be within [0, 1) (1 flattens an end of the body), got {self.max_taper}')
+            raise GaitError('cmd_vel.max_taper must be within [0, 1) (1 flattens an end of the body), '
+                            f'got {self.max_taper}')
         for name in ('turn_left_rad_per_cycle_per_taper', 'turn_right_rad_per_cycle_per_taper'):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) != 0.0):
-                raise GaitError(f'cmd_vel.{name} must be a non-zero number (the sim calibration), got {getattr(self, name)}')
+                raise GaitError(f'cmd_vel.{name} must be a non-zero number (the sim calibration), '
+                                f'got {getattr(self, name)}')
         if not math.isfinite(self.tsnake_turn_rad_s_per_scale):
             raise GaitError(f'cmd_vel.tsnake_turn_rad_s_per_scale must be finite (0 = the calibration), got '
                             f'{self.tsnake_turn_rad_s_per_scale}')
@@ -305,7 +306,8 @@ class TSnakeCmdVel:
         worst = LtsGait(replace(mode.curve, temporal_frequency_rad_s=settings.tsnake_max_omega_t_rad_s),
                         LinearTwistParams(mode.twist.a0_rad_s * settings.tsnake_max_twist_scale,
                                           mode.twist.a1_rad_m_s * settings.tsnake_max_twist_scale), geometry)
-        check_lts_gait(joints, worst.validated(), ramp_duration_s, f'cmd_vel ({settings.tsnake_steering}, at its limits)')
+        check_lts_gait(joints, worst.validated(), ramp_duration_s,
+                       f'cmd_vel ({settings.tsnake_steering}, at its limits)')
         self.joint_names = names
         self.ramp = StartStopRamp(ramp_duration_s)
         self.piece_rates_per_scale = mode.twist.rolling_speed_rad_s(geometry.piece_centres_m)

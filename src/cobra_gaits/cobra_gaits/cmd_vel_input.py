@@ -11,28 +11,37 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from cobra_common.ros_entry import StartupError, declare, describe
-from cobra_gaits.cmd_vel import CMD_VEL_GAIT, CmdVelSettings, CmdVelSource
+from cobra_gaits.cmd_vel import CmdVelSettings, CmdVelSource
+from cobra_gaits.presets import CMD_VEL_GAIT
 from cobra_gaits.lts import STEERING_MODES
 from cobra_gaits.sidewinding import GaitError
 
 CMD_VEL_TOPIC = 'cmd_vel'
-CMD_VEL_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)  # teleop_twist_* and nav2 publish reliable
+CMD_VEL_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)  # as teleop_twist_* and Nav2 publish
 WARNING_PERIOD_S = 5.0  # a clamped or refused twist is logged at most this often per cause [s, wall]
 
 _DESCRIPTIONS = {
-    'timeout_s': ('no cmd_vel for this long [s of gait time] counts as a zero twist: ramp down to straight', (0.01, 60.0)),
-    'max_frequency_hz': ('COBRA: largest wave frequency a twist may ask for [Hz] (the servo limit may cap it lower)', (0.01, 2.0)),
-    'stride_m_per_cycle': ('COBRA: lateral travel per gait cycle at the preset amplitudes [m] (sim calibration)', (0.001, 2.0)),
-    'turn_left_rad_per_cycle_per_taper': ('COBRA: turn per cycle per unit taper sidewinding left [rad] (sim calibration)', (-10.0, 10.0)),
-    'turn_right_rad_per_cycle_per_taper': ('COBRA: turn per cycle per unit taper sidewinding right [rad] (sim calibration)', (-10.0, 10.0)),
-    'max_taper': ('COBRA: largest conical taper (amplitude x (1 +- taper) at tail / head)', (0.0, 0.95)),
+    'timeout_s': ('no cmd_vel for this long [s of gait time] counts as a zero twist: ramp down to straight',
+                  (0.01, 60.0)),
+    'max_frequency_hz': ('COBRA: largest wave frequency a twist may ask for [Hz] (the servo limit may cap it '
+                         'lower)', (0.01, 2.0)),
+    'stride_m_per_cycle': ('COBRA: lateral travel per gait cycle at the preset amplitudes [m] (sim calibration)',
+                           (0.001, 2.0)),
+    'turn_left_rad_per_cycle_per_taper': ('COBRA: turn per cycle per unit taper sidewinding left [rad] (sim '
+                                          'calibration)', (-10.0, 10.0)),
+    'turn_right_rad_per_cycle_per_taper': ('COBRA: turn per cycle per unit taper sidewinding right [rad] (sim '
+                                           'calibration)', (-10.0, 10.0)),
+    'max_taper': ('COBRA: largest conical taper (amplitude x (1 -/+ taper) at head / tail)', (0.0, 0.95)),
     'taper_slew_per_s': ('COBRA: largest taper change rate [1/s]', (0.01, 10.0)),
     'tsnake_steering': (f"T-Snake: LTS steering mode for angular.z: {' | '.join(STEERING_MODES)}", None),
     'tsnake_max_omega_t_rad_s': ('T-Snake: largest |omega_t| a twist may ask for [rad/s]', (0.01, 5.0)),
-    'tsnake_stride_m_per_rad': ('T-Snake: lateral travel per radian of omega_t t [m] (sim calibration)', (0.0001, 1.0)),
-    'tsnake_max_twist_scale': ('T-Snake: largest scale of the steering mode\'s twist profile', (0.01, 10.0)),
-    'tsnake_turn_rad_s_per_scale': ('T-Snake: yaw rate at twist scale 1 [rad/s]; 0 = the calibration of the mode', (-1.0, 1.0)),
-    'tsnake_rate_slew_per_s': ('T-Snake: largest change rate of omega_t [rad/s^2] and twist scale [1/s]', (0.01, 10.0)),
+    'tsnake_stride_m_per_rad': ('T-Snake: lateral travel per radian of omega_t t [m] (sim calibration)',
+                                (0.0001, 1.0)),
+    'tsnake_max_twist_scale': ("T-Snake: largest scale of the steering mode's twist profile", (0.01, 10.0)),
+    'tsnake_turn_rad_s_per_scale': ('T-Snake: yaw rate at twist scale 1 [rad/s]; 0 = the calibration of the mode',
+                                    (-1.0, 1.0)),
+    'tsnake_rate_slew_per_s': ('T-Snake: largest change rate of omega_t [rad/s^2] and twist scale [1/s]',
+                               (0.01, 10.0)),
 }
 
 
@@ -88,7 +97,8 @@ class CmdVelInput:
             logger.warning(f'cmd_vel: {verdict.detail} ({guard.rejections[verdict.cause]} so far)',
                            throttle_duration_sec=WARNING_PERIOD_S)
         elif verdict.clamped:
-            logger.warning(f'cmd_vel: {verdict.detail} ({guard.clamped} so far)', throttle_duration_sec=WARNING_PERIOD_S)
+            logger.warning(f'cmd_vel: {verdict.detail} ({guard.clamped} so far)',
+                           throttle_duration_sec=WARNING_PERIOD_S)
         if verdict.unused:
             logger.warning(f"cmd_vel: {', '.join(verdict.unused)} ignored: a snake follows linear.y (sideways) "
                            f'and angular.z only ({guard.unused} so far)', throttle_duration_sec=WARNING_PERIOD_S)

@@ -193,7 +193,8 @@ class GoalController:
         dx, dy = self.goal[0] - x, self.goal[1] - y
         bearing = math.atan2(dy, dx)
         if self.side is None or abs(wrap_rad(bearing - yaw - self.travel_angle_rad(self.side))) > SIDE_SWITCH_RAD:
-            self.side = min(('left', 'right'), key=lambda side: abs(wrap_rad(bearing - yaw - self.travel_angle_rad(side))))
+            self.side = min(('left', 'right'),
+                            key=lambda side: abs(wrap_rad(bearing - yaw - self.travel_angle_rad(side))))
         return math.hypot(dx, dy), wrap_rad(bearing - yaw - self.travel_angle_rad(self.side))
 
     def update(self, time_s: float, x_m: float, y_m: float, yaw_rad: float) -> GoalStatus:

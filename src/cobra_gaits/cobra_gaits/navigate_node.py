@@ -6,9 +6,10 @@ A goal places the body: the centroid of the link origins and the direction of th
 axis (tail -> head), found from `odom` (the head's pose) and the newest `joint_states` by forward
 kinematics of the URDF; the head alone swings through the wave. Until joint states arrive, the
 head's pose stands in for the body (warned once). Every `odom` message (stamp = the controller's
-time) updates the active goal's controller and publishes its twist; feedback goes out at most every feedback_period_s of odometry time, and each
-goal, feedback and result also as a cobra_interfaces/NavigationStatus on `navigation/status`
-(bags record it; rosbag2 records no hidden action topics). A goal ends:
+time) updates the active goal's controller and publishes its twist; feedback goes out at most
+every feedback_period_s of odometry time, and each goal, feedback and result also as a
+cobra_interfaces/NavigationStatus on `navigation/status` (bags record it; rosbag2 records no
+hidden action topics). A goal ends:
 * reached: the controller stopped and settled (result CODE_REACHED, succeeded);
 * cancelled: a zero twist at once, result CODE_CANCELED (the gait ramps down to straight);
 * timed out (goal_timeout_s of odometry time) or no odometry for odom_timeout_s of wall time:

@@ -74,7 +74,8 @@ class TeleopState:
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog='python -m cobra_gaits.teleop', description=HELP,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--topic', default='cmd_vel', help='Twist topic (default cmd_vel; namespace it for a namespaced run)')
+    parser.add_argument('--topic', default='cmd_vel',
+                        help='Twist topic (default cmd_vel; namespace it for a namespaced run)')
     parser.add_argument('--period', type=float, default=0.1, help='resend period [s] (default 0.1)')
     parser.add_argument('--lateral', type=float, default=DEFAULT_LATERAL_M_S, help='initial sideways speed [m/s]')
     parser.add_argument('--angular', type=float, default=DEFAULT_ANGULAR_RAD_S, help='initial turn rate [rad/s]')
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
     rclpy.init()
     node = rclpy.create_node('teleop')
-    publisher = node.create_publisher(Twist, arguments.topic, QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    publisher = node.create_publisher(Twist, arguments.topic,
+                                      QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
     state = TeleopState(arguments.lateral, arguments.angular)
 
     def send() -> None:
