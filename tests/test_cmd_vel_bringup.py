@@ -1,6 +1,7 @@
 """gait:=cmd_vel through the pip-mode runner in simulation (needs the colcon install, scripts/setup.sh):
-the navigate node drives COBRA's body centre to a goal through the navigate_to_pose action, and the bag holds
-cmd_vel and the goal's navigation/status as the logger recorded them.
+the navigate node drives COBRA's body centre to a goal through the navigate_to_pose action, a
+cancelled goal stops the robot, and the bag holds cmd_vel and the goals' navigation/status as the
+logger recorded them.
 
 Unpaced (lockstep, judged by sim stamps): the navigate node is outside the lockstep, so on a loaded
 machine its cmd_vel may reach the gait later in sim time than on the robot; the run's parameter
@@ -28,7 +29,7 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
     params = tmp_path / 'params.yaml'
     params.write_text('/**/gait_node:\n  ros__parameters:\n    cmd_vel_timeout_s: 3.0\n')
     bag = tmp_path / 'bag'
-    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=cmd_vel', 'duration:=40',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=cmd_vel', 'duration:=50',
                            'real_time_factor:=0', f'params_file:={params}', f'bag_path:={bag}')
     try:
         odometry: list[Odometry] = []
@@ -64,6 +65,32 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
         assert result.code == NavigateToPose.Result.CODE_REACHED, result
         end = body_centre()
         assert math.hypot(end[0] - start[0], end[1] - start[1] - 0.6) < 0.15
+
+        # cancelling a goal stops the robot: a far goal to the right, cancelled once moving
+        def stamp_s() -> float:
+            return odometry[-1].header.stamp.sec + odometry[-1].header.stamp.nanosec * 1e-9
+
+        def spin_until_stamp(until_s: float) -> None:
+            deadline = time.monotonic() + 120.0
+            while stamp_s() < until_s and time.monotonic() < deadline and process.poll() is None:
+                rclpy.spin_once(ros_node, timeout_sec=0.1)
+            assert stamp_s() >= until_s, 'sim time stopped'
+        request.pose.pose.position.x, request.pose.pose.position.y = end[0], end[1] - 2.0
+        sent = client.send_goal_async(request)
+        while not sent.done() and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        spin_until_stamp(stamp_s() + 4.0)
+        cancelled = sent.result().cancel_goal_async()
+        result_future = sent.result().get_result_async()
+        deadline = time.monotonic() + 60.0
+        while not (cancelled.done() and result_future.done()) and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        assert result_future.result().result.code == NavigateToPose.Result.CODE_CANCELED
+        spin_until_stamp(stamp_s() + 3.5)  # the 2 s ramp down has ended
+        resting = body_centre()
+        spin_until_stamp(stamp_s() + 2.0)
+        assert math.dist(body_centre(), resting) < 0.03  # still (the body rocks a few mm at most)
+        assert math.dist(resting, end) > 0.05  # it had moved towards the second goal before the cancel
     finally:
         output, _ = process.communicate(timeout=400)
     assert process.returncode == 0, output
@@ -72,4 +99,5 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
         assert sum(c.msgcount for c in connections_named(reader, 'cmd_vel')) > 100
         status = connections_named(reader, 'navigation/status')
         states = [reader.deserialize(raw, c.msgtype).state for c, _, raw in reader.messages(connections=status)]
-    assert states[0] == NavigationStatus.STATE_ACTIVE and states[-1] == NavigationStatus.STATE_SUCCEEDED
+    assert states[0] == NavigationStatus.STATE_ACTIVE and NavigationStatus.STATE_SUCCEEDED in states
+    assert states[-1] == NavigationStatus.STATE_CANCELED
