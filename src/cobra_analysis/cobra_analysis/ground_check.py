@@ -152,6 +152,16 @@ def _sample_rows(times_s: np.ndarray, max_samples: int) -> np.ndarray:
     return np.unique(np.linspace(0, count - 1, max_samples).round().astype(int))
 
 
+def _nearest_rows(times_s: np.ndarray, instants_s: np.ndarray) -> np.ndarray:
+    """For each instant, the index of the nearest of the sorted times_s."""
+    after = np.clip(np.searchsorted(times_s, instants_s), 1, len(times_s) - 1) if len(times_s) > 1 \
+        else np.zeros(len(instants_s), dtype=int)
+    if len(times_s) <= 1:
+        return after
+    before = after - 1
+    return np.where(np.abs(times_s[before] - instants_s) <= np.abs(times_s[after] - instants_s), before, after)
+
+
 def _rotation_about_axes(axis: np.ndarray, angle_rad: np.ndarray) -> np.ndarray:
     """[N, 3, 3] rotations by angle_rad[N] about the unit axis (Rodrigues)."""
     x, y, z = axis / np.linalg.norm(axis)
@@ -174,8 +184,9 @@ def robot_body_tracks(model: RobotModel | None, head_times_s: np.ndarray, head_p
                       joint_names: Sequence[str] = (), joint_positions_rad: np.ndarray | None = None,
                       max_samples: int = MAX_SAMPLES) -> list[BodyTrack]:
     """The head track (every sample) and, with a URDF, the head orientation and joint_states,
-    every link with collision geometry at up to max_samples instants (joint angles: the latest
-    joint_states message at or before each instant, else the first; joints not in it at 0)."""
+    every link with collision geometry at up to max_samples joint_states instants, each with the
+    head pose nearest in time (joints not in the message at 0; without joint_states, the head
+    instants with every joint at 0)."""
     head_times_s = np.asarray(head_times_s, dtype=float)
     head_position_m = np.asarray(head_position_m, dtype=float).reshape(-1, 3)
     if model is None or head_quaternion_xyzw is None:
@@ -183,14 +194,19 @@ def robot_body_tracks(model: RobotModel | None, head_times_s: np.ndarray, head_p
     sizes = body_sizes_m(model)
     if not sizes:
         return [BodyTrack(f'{model.root} (odometry track)', HEAD_ONLY_SIZE_M, head_times_s, head_position_m)]
-    rows = _sample_rows(head_times_s, max_samples)
-    times = head_times_s[rows]
-    count = len(rows)
     angles: dict[str, np.ndarray] = {}
     if joint_times_s is not None and joint_positions_rad is not None and len(joint_times_s):
-        positions = np.asarray(joint_positions_rad, dtype=float).reshape(len(joint_times_s), -1)
-        picks = np.clip(np.searchsorted(np.asarray(joint_times_s), times, side='right') - 1, 0, len(joint_times_s) - 1)
-        angles = {name: np.nan_to_num(positions[picks, column]) for column, name in enumerate(joint_names)}
+        # links only where a joint_states sample was taken, with the head sample nearest to it: a
+        # joint pose older than the head pose misplaces a tumbling tail by tens of centimetres
+        joint_times = np.asarray(joint_times_s, dtype=float)
+        positions = np.asarray(joint_positions_rad, dtype=float).reshape(len(joint_times), -1)
+        joint_rows = _sample_rows(joint_times, max_samples)
+        rows = _nearest_rows(head_times_s, joint_times[joint_rows])
+        angles = {name: np.nan_to_num(positions[joint_rows, column]) for column, name in enumerate(joint_names)}
+    else:
+        rows = _sample_rows(head_times_s, max_samples)
+    times = head_times_s[rows]
+    count = len(rows)
     world = {model.root: np.zeros((count, 4, 4))}
     world[model.root][:, :3, :3] = _rotation_from_quaternion_xyzw(np.asarray(head_quaternion_xyzw, float)[rows])
     world[model.root][:, :3, 3] = head_position_m[rows]

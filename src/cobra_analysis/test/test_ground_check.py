@@ -56,6 +56,23 @@ def test_links_are_placed_by_forward_kinematics_from_the_head_pose_and_joint_sta
     assert sizes['link_3'][1] == pytest.approx(2 * math.hypot(link.size[0], link.size[1] / 2))   # 0.163 m
 
 
+def test_links_are_placed_only_where_joint_states_were_sampled_with_the_nearest_head_pose():
+    # the run summary decodes joint_states every 0.1 s while the head moves at 100 Hz: pairing the
+    # head's every sample with the last joint sample before it misplaced a tumbling tail by 0.2 m
+    # (tumble.launch.py: a false PROBLEM "link_11 went through the ground")
+    joints = [joint.name for joint in COBRA.actuated_joints]
+    head_times = np.round(np.arange(0.0, 1.001, 0.01), 6)
+    head_position = np.column_stack([head_times, np.zeros_like(head_times), np.full_like(head_times, 0.05)])
+    head_quaternion = np.tile([0.0, 0.0, 0.0, 1.0], (len(head_times), 1))
+    tracks = robot_body_tracks(COBRA, head_times, head_position, head_quaternion,
+                               np.array([0.497, 0.9]), joints, np.zeros((2, len(joints))))
+    link = next(track for track in tracks if track.name == 'link_1')
+    np.testing.assert_allclose(link.times_s, [0.5, 0.9])
+    head_at = {track.name: track for track in tracks}['head_link'].position_m[:, 0]
+    centre = body_sizes_m(COBRA)['head_link'][0]
+    np.testing.assert_allclose(head_at - centre[0], [0.5, 0.9], atol=1e-9)
+
+
 def test_a_body_deeper_than_its_size_is_one_problem_line_naming_it_time_and_place():
     times = np.array([0.0, 1.0, 2.0, 3.0])
     falling = BodyTrack('link_7', 0.16, times, np.array([[0, 4.0, 0.04], [0, 4.1, -0.1], [0, 4.2, -0.2],
