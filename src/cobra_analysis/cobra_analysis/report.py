@@ -475,7 +475,7 @@ def build_report(bag_args: list[str], out_dir: Path, overrides: list[LabelOverri
         figures_by_bag[analysis.label] = {key: figure.name for key, figure in figures.items()}
         section = bag_html(analysis, figures, ground_problems[analysis.label])
         velocity_html, velocity_by_bag[analysis.label] = velocity_section(  # gait:=cmd_vel runs (issue 20)
-            analysis.bag.path, analysis.bag.head, out_dir, analysis.label)
+            analysis.bag.path, analysis.bag.head, out_dir, analysis.label, analysis.bag.joint_states)
         bag_sections.append(section + velocity_html)
     compared = comparisons(analyses)
     ratios, no_ratio = performance_ratios(analyses)
