@@ -170,7 +170,7 @@ def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env
     node = OdometryNode()
     camera = node.camera
     try:
-        assert 'retrying in 0.5 s' in node._last_event['camera']  # the failed open at startup
+        assert 'retrying in 0.5 s' in node.events.last['camera']  # the failed open at startup
         source = UnpluggedSource()
         camera.source = source
         camera.reconnect.opened(time.monotonic() - 10.0)  # streaming, but silent for 10 s
@@ -178,12 +178,12 @@ def test_camera_lost_mid_run_is_closed_reported_and_retried_with_backoff(ros_env
         assert source.closed and camera.source is None
         level, message = camera.status
         assert level == ERROR and 'no IMU frame for' in message and 'unplugged' in message
-        assert 'retrying in 0.5 s' in node._last_event['camera']  # streaming reset the back-off
+        assert 'retrying in 0.5 s' in node.events.last['camera']  # streaming reset the back-off
         delays = []
         for _ in range(3):
             watchdog_tick(camera.reconnect.next_attempt_s)  # due: the reopen fails (nothing there), backs off
             assert 'does not exist' in camera.status[1]
-            delays.append(node._last_event['camera'].split('retrying in ')[1])
+            delays.append(node.events.last['camera'].split('retrying in ')[1])
         assert delays == ['1.0 s', '1.5 s', '1.5 s']  # capped at retry_max_s
     finally:
         node.stop_camera()

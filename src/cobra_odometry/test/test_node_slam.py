@@ -230,7 +230,9 @@ def test_parameter_updates_validated(start_node, test_node, spin) -> None:
 
     assert set_double('stale_timeout_s', 2.0).successful
     rejected = set_double('retry_max_s', 0.5)  # below retry_initial_s (1.0)
-    assert not rejected.successful and 'retry_max_s must be >= retry_initial_s' in rejected.reason
+    assert not rejected.successful and 'retry_max_s (0.5) must be >= retry_initial_s (1.0)' in rejected.reason
+    rejected = set_double('max_twist_gap_s', 0.0)  # in the declared range, refused by the table's open end
+    assert not rejected.successful and "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0" in rejected.reason
     assert not set_double('max_linear_speed_m_s', -1.0).successful  # outside the declared range
     assert spin(test_node, lambda: 'odom estimator retuned' in node.output(), 5.0)
 
@@ -277,7 +279,7 @@ def test_declare_parameters_on_a_bare_node(ros_env) -> None:
     for overrides, expected in [(('retry_initial_s:=5.0', 'retry_max_s:=2.0'), 'retry_max_s (2.0) must be >= retry_initial_s'),
                                 (('frame_prefix:=cobra',), "frame_prefix:='cobra' is not a frame prefix"),
                                 (('pose_source:=bag',), "'pose_source' = 'bag' is invalid: must be one of"),
-                                (('max_twist_gap_s:=0.0',), "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0, inf]"),
+                                (('max_twist_gap_s:=0.0',), "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0, 1000000.0]"),
                                 (('gyro_fps:=100',), "'gyro_fps' = 100 is invalid: must be one of [200, 400]")]:
         with pytest.raises(StartupError, match=re.escape(expected)):
             declared(*overrides)
