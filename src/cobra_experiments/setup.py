@@ -28,6 +28,8 @@ setup(
             'render_terrain = cobra_experiments.render_terrain:main',
             'render_bag = cobra_experiments.render_bag:main',
             'validate_terrain = cobra_experiments.validate_terrain:main',
+            'tumble_compare = cobra_experiments.tumble_compare:main',
+            'sidewind_terrain_compare = cobra_experiments.sidewind_terrain_compare:main',
         ],
     },
 )

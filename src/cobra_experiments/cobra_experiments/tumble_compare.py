@@ -1,0 +1,272 @@
+"""Thesis §28 three-way tumbling: the thesis's wheel free from rest on 24° on rigid ground, on DEM
+sand (LAMMPS) and on the thesis §5 compliant ground. One table, one figure.
+
+- rigid: cobra_dem.rigid_reference (MuJoCo, the thesis §7 rigid ground's friction 0.5);
+- DEM: a finished `python -m cobra_experiments.dem_run` folder (--dem-run), or a fresh run on
+  --dem-bed small (the LAMMPS test bed: 4 mm spheres, 0.3 × 0.16 m periodic, 32 mm deep; ~5 min
+  for 0.6 s here) or full (config/dem/tumble_slope.yaml's 0.5 m bed; ~9 min per simulated second);
+- compliant: the same MuJoCo body with MuJoCo's contacts off and the ground's force and torque
+  from cobra_soil.CompliantGround (config/soil/compliant_ground.yaml: the thesis §5 law with the
+  §7 k = 1e4 N/m, b = 1e3 N s/m per contact point, μ_s 0.5 / μ_d 0.3) applied to the body each
+  step (explicit coupling, as cobra_sim's engine adapter does).
+
+All three run in the DEM bed frame (x downslope, z slope normal, gravity tilted), after the body
+settled at rest on level ground. The compliant ground is run twice: with the sim's shapes (the
+law at the lowest point of each rim circle: no point of a rolling wheel moves into the ground, so
+its damping never acts) and with the law at RIM_POINTS points around each rim (over the penetrated
+arc, as at the nodes of a meshed wheel: points entering the ground are damped). Lift-off: normal force below 5 % of the weight's normal part
+(cobra_dem.outputs). Verdict: rigid distance > DEM distance > compliant distance.
+
+Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small [--out out/tumble3]
+      .venv/bin/python -m cobra_experiments.tumble_compare --duration 0.6 --dem-bed small
+Bad input (a missing or unreadable run folder, a duration <= 0) prints one message and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cobra_dem.outputs import LIFT_OFF_FRACTION_OF_WEIGHT, lift_off_intervals
+from cobra_dem.scenario import GRAVITY_M_S2, Scenario, ScenarioError, default_scenario_file, load_scenario
+
+SMALL_BED_OVERRIDES = {'bed.length_m': 0.3, 'bed.width_m': 0.16, 'bed.sphere_radius_m': 0.004, 'bed.depth_m': 0.032,
+                       'bed.settle_time_s': 0.15, 'bed.settle_max_time_s': 0.4, 'body.start_x_m': 0.1}
+RIM_POINTS = 180   # compliant_rim: points per rim circle (7 mm apart on r 0.20 m)
+TERRAIN_LABELS = {'rigid': 'rigid slope (MuJoCo, μ 0.5)', 'dem': 'DEM sand (LAMMPS)',
+                  'compliant': 'compliant ground (thesis §5, sim shapes)',
+                  'compliant_rim': f'compliant, law at {RIM_POINTS} pts per rim'}
+COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'compliant': 'tab:green', 'compliant_rim': 'tab:olive'}
+
+
+class TumbleCompareError(ValueError):
+    """Input that cannot give a comparison (exit 2)."""
+
+
+def wheel_geometry(scenario: Scenario, rim_points: int) -> 'BodyGeometry':
+    """The wheel as cobra_soil sees it. rim_points 0: one cylinder (cobra_sim's shapes: the law
+    acts at the lowest point of each rim circle); n > 0: n small spheres (1 mm) around each rim
+    circle, so the law acts over the whole penetrated arc as at the nodes of a meshed wheel."""
+    from cobra_soil.shapes import BodyGeometry, CollisionShape
+
+    shape = scenario.body.shape
+    if rim_points == 0:
+        to_y = ((1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 1.0, 0.0))   # columns: shape axes in body axes
+        return BodyGeometry('wheel', shape.mass_kg, (CollisionShape(
+            'cylinder', (shape.wheel_radius_m, 0.5 * shape.wheel_width_m), rotation=to_y),))
+    radius_m = 0.001
+    ring = shape.wheel_radius_m - radius_m
+    spheres = tuple(CollisionShape('sphere', (radius_m,), (ring * math.cos(phi), side * 0.5 * shape.wheel_width_m,
+                                                           ring * math.sin(phi)))
+                    for side in (-1.0, 1.0) for phi in 2 * math.pi * np.arange(rim_points) / rim_points)
+    return BodyGeometry('wheel', shape.mass_kg, spheres)
+
+
+def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_s: float,
+                         compliant_file: Path | None = None, rim_points: int = 0) -> dict[str, np.ndarray]:
+    """The rigid reference's MuJoCo body (planar: x, z, spin) on cobra_soil's compliant ground:
+    MuJoCo's contacts off, CompliantGround's wrench applied at the centre of mass each step.
+    Settled 0.2 s on level ground first (as the rigid reference), then the slope is applied.
+    rim_points: see wheel_geometry."""
+    import mujoco
+
+    from cobra_dem.rigid_reference import RIGID_TIME_STEP_S, body_model_xml
+    from cobra_soil.compliant import CompliantGround
+    from cobra_soil.params import load_compliant_params
+    from cobra_soil.shapes import BodyGeometry  # noqa: F401 (the annotation of wheel_geometry)
+    shape = scenario.body.shape
+    if shape.kind != 'wheel':
+        raise TumbleCompareError('the compliant tumble takes the wheel only (body.kind: wheel)')
+    xml = body_model_xml(scenario, friction=0.5).replace(
+        'integrator="implicitfast"/>', 'integrator="implicitfast"><flag contact="disable"/></option>')
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    body_id = model.body('body').id
+    params_path = compliant_file or default_compliant_file()
+    params = load_compliant_params(params_path)
+    ground = CompliantGround(params, [wheel_geometry(scenario, rim_points)])
+    slope_gravity = model.opt.gravity.copy()
+    model.opt.gravity[:] = [0.0, 0.0, -GRAVITY_M_S2]
+
+    def apply_ground() -> np.ndarray:
+        mujoco.mj_kinematics(model, data)
+        position = data.xpos[body_id][None].copy()
+        rotation = data.xmat[body_id].reshape(1, 3, 3).copy()
+        velocity = np.array([[data.qvel[0], 0.0, data.qvel[1]]])
+        omega = np.array([[0.0, data.qvel[2], 0.0]])
+        force, torque = ground.step(position, rotation, velocity, omega, RIGID_TIME_STEP_S)
+        data.xfrc_applied[body_id, :3] = force[0]
+        data.xfrc_applied[body_id, 3:] = torque[0]
+        return force[0].copy()
+
+    for _ in range(round(0.2 / RIGID_TIME_STEP_S)):
+        apply_ground()
+        mujoco.mj_step(model, data)
+    data.qvel[:] = 0.0
+    data.qpos[0] = 0.0
+    model.opt.gravity[:] = slope_gravity
+    sample_steps = max(1, round(sample_interval_s / RIGID_TIME_STEP_S))
+    samples = math.ceil(duration_s / (sample_steps * RIGID_TIME_STEP_S) - 1e-6) + 1
+    start_height_m = float(model.body('body').pos[2])
+    out: dict[str, list] = {name: [] for name in ('time_s', 'position_m', 'velocity_m_s', 'angular_velocity_rad_s',
+                                                  'contact_force_n')}
+    force = apply_ground()
+    for k in range(samples):
+        if k > 0:
+            for _ in range(sample_steps):
+                force = apply_ground()
+                mujoco.mj_step(model, data)
+        out['time_s'].append(k * sample_steps * RIGID_TIME_STEP_S)
+        out['position_m'].append([data.qpos[0], 0.0, data.qpos[1] + start_height_m])
+        out['velocity_m_s'].append([data.qvel[0], 0.0, data.qvel[1]])
+        out['angular_velocity_rad_s'].append([0.0, data.qvel[2], 0.0])
+        out['contact_force_n'].append(force)
+    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
+
+
+def default_compliant_file() -> Path:
+    """config/soil/compliant_ground.yaml (the sim's terrain:=compliant file)."""
+    from cobra_sim.terrain import default_terrain_file
+    return Path(default_terrain_file('compliant'))
+
+
+def terrain_figures(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Distance, final speed, final spin slip, peak normal force and lift-off intervals of one trace."""
+    t = trace['time_s'] - trace['time_s'][0]
+    x = trace['position_m'][:, 0]
+    normal = trace['contact_force_n'][:, 2]
+    weight_normal_n = scenario.body.shape.mass_kg * GRAVITY_M_S2 * math.cos(math.radians(scenario.slope_deg))
+    lift_off = lift_off_intervals(t, normal, LIFT_OFF_FRACTION_OF_WEIGHT * weight_normal_n)
+    speed = trace['velocity_m_s'][:, 0]
+    rolling = trace['angular_velocity_rad_s'][:, 1] * scenario.body.shape.rolling_radius_m
+    moving = np.abs(speed) > 0.05
+    return {'distance_m': float(x[-1] - x[0]), 'final_speed_m_s': float(speed[-1]),
+            'peak_normal_force_n': float(np.max(normal)), 'mean_normal_force_n': float(np.mean(normal)),
+            'weight_normal_n': weight_normal_n,
+            'rolling_share': float(np.mean(rolling[moving] / speed[moving])) if moving.any() else float('nan'),
+            'lift_off_intervals_s': lift_off, 'lift_off_count': len(lift_off),
+            'lift_off_time_s': float(sum(b - a for a, b in lift_off))}
+
+
+def summarise(scenario: Scenario, traces: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
+    figures = {name: terrain_figures(scenario, trace) for name, trace in traces.items()}
+    d = {name: f['distance_m'] for name, f in figures.items()}
+    return {'slope_deg': scenario.slope_deg, 'duration_s': float(traces['dem']['time_s'][-1] - traces['dem']['time_s'][0]),
+            'terrains': figures,
+            'ordering_holds': bool(d['rigid'] > d['dem'] > d['compliant']),
+            'dem_lower_peak_than_rigid': bool(figures['dem']['peak_normal_force_n'] < figures['rigid']['peak_normal_force_n']),
+            'dem_lifts_off': bool(figures['dem']['lift_off_count'] > 0)}
+
+
+def print_table(summary: dict[str, Any]) -> None:
+    print(f'{"terrain":44} {"distance m":>10} {"ratio":>6} {"final v m/s":>11} {"peak Fn N":>9} {"mean Fn N":>9} '
+          f'{"ωr/v":>5}  lift-off intervals [s]')
+    rigid = summary['terrains']['rigid']['distance_m']
+    for name, f in summary['terrains'].items():
+        intervals = ', '.join(f'{a:.2f}-{b:.2f}' for a, b in f['lift_off_intervals_s']) or 'none'
+        print(f'{TERRAIN_LABELS[name]:44} {f["distance_m"]:>10.3f} {f["distance_m"] / rigid:>6.2f} '
+              f'{f["final_speed_m_s"]:>11.3f} {f["peak_normal_force_n"]:>9.1f} {f["mean_normal_force_n"]:>9.1f} '
+              f'{f["rolling_share"]:>5.2f}  {intervals}')
+    print(f'ordering rigid > DEM > compliant (distance): {"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
+          f'DEM peak normal force below rigid: {summary["dem_lower_peak_than_rigid"]}; '
+          f'DEM lifts off: {summary["dem_lifts_off"]}')
+
+
+def plot(path: Path, scenario: Scenario, traces: dict[str, dict[str, np.ndarray]], bed_note: str) -> None:
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
+    for name, trace in traces.items():
+        t = trace['time_s'] - trace['time_s'][0]
+        axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], color=COLOURS[name], label=TERRAIN_LABELS[name])
+        axes[1].plot(t, trace['velocity_m_s'][:, 0], color=COLOURS[name])
+        axes[2].plot(t, trace['contact_force_n'][:, 2], color=COLOURS[name])
+    weight_normal_n = scenario.body.shape.mass_kg * GRAVITY_M_S2 * math.cos(math.radians(scenario.slope_deg))
+    axes[2].axhline(weight_normal_n, color='grey', linestyle=':', label='m g cos θ')
+    axes[0].set_ylabel('distance down the slope [m]')
+    axes[1].set_ylabel('speed along the slope [m/s]')
+    axes[2].set_ylabel('normal contact force [N]')
+    axes[2].set_xlabel('time since the slope was applied [s]')
+    axes[0].legend(loc='upper left')
+    axes[2].legend(loc='upper right')
+    shape = scenario.body.shape
+    axes[0].set_title(f'wheel r {shape.wheel_radius_m:.2f} m, {shape.mass_kg:.1f} kg, free from rest on '
+                      f'{scenario.slope_deg:g}° ({bed_note})', fontsize=9)
+    figure.tight_layout()
+    tmp = path.with_name(path.stem + '.tmp.png')
+    figure.savefig(tmp, dpi=110)
+    plt.close(figure)
+    tmp.replace(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--dem-run', default=None, help='folder of a finished dem_run of the free wheel')
+    parser.add_argument('--dem-bed', choices=('small', 'full'), default='small',
+                        help='bed of a fresh DEM run, or the bed --dem-run was run on (its summary does not say)')
+    parser.add_argument('--duration', type=float, default=0.6, help='duration of a fresh DEM run [s]')
+    parser.add_argument('--compliant-file', default=None, help='compliant ground YAML (default the sim\'s)')
+    parser.add_argument('--out', default=str(Path('out') / 'tumble_compare'), help='output folder')
+    args = parser.parse_args(argv)
+    out_dir = Path(args.out)
+    try:
+        if not args.duration > 0:
+            raise TumbleCompareError(f'--duration {args.duration}: give a duration > 0 s')
+        overrides: dict[str, Any] = {'body.motion': 'free'}
+        if args.dem_bed == 'small':
+            overrides.update(SMALL_BED_OVERRIDES)
+        dem = None
+        if args.dem_run:
+            from cobra_experiments.dem_compare_rigid import CompareError, load_dem_run
+            try:
+                _, dem = load_dem_run(Path(args.dem_run))
+                summary = json.loads((Path(args.dem_run) / 'summary.json').read_text())
+            except CompareError as error:
+                raise TumbleCompareError(str(error)) from error
+            overrides['body.motion'] = summary['motion']
+            scenario = load_scenario(default_scenario_file(), slope_deg=summary['slope_deg'],
+                                     duration_s=summary['duration_s'], **overrides)
+        else:
+            scenario = load_scenario(default_scenario_file(), duration_s=args.duration, **overrides)
+        bed_note = (f'DEM {args.dem_bed} bed {scenario.bed.length_m:g} × {scenario.bed.width_m:g} × '
+                    f'{scenario.bed.depth_m:g} m, {scenario.bed.sphere_radius_m * 1e3:g} mm spheres')
+        if scenario.body.kind != 'wheel' or scenario.body.motion != 'free':
+            raise TumbleCompareError(f'the DEM run has body {scenario.body.kind}, motion {scenario.body.motion}: '
+                                     'the three-way comparison takes the free wheel (--set body.motion=free)')
+    except (TumbleCompareError, ScenarioError) as error:
+        print(f'tumble_compare: error: {error}', file=sys.stderr)
+        return 2
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if dem is None:
+        from cobra_dem.lammps_backend import run_scenario
+        run_dir = out_dir / 'dem_run'
+        run_scenario(scenario, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+        dem = {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+    from cobra_dem.rigid_reference import rigid_body_trace
+
+    compliant_file = Path(args.compliant_file) if args.compliant_file else None
+    duration_s = float(dem['time_s'][-1] - dem['time_s'][0])
+    interval_s = float(np.median(np.diff(dem['time_s'])))
+    dem = {**dem, 'time_s': dem['time_s'] - dem['time_s'][0]}
+    traces = {'rigid': rigid_body_trace(scenario, duration_s, interval_s, friction=0.5), 'dem': dem,
+              'compliant': compliant_body_trace(scenario, duration_s, interval_s, compliant_file),
+              'compliant_rim': compliant_body_trace(scenario, duration_s, interval_s, compliant_file, RIM_POINTS)}
+    summary = summarise(scenario, traces)
+    summary['bed'] = bed_note
+    print_table(summary)
+    (out_dir / 'tumble_compare.json').write_text(json.dumps(summary, indent=2))
+    plot(out_dir / 'tumble_compare.png', scenario, traces, bed_note)
+    print(f'tumble_compare: wrote {out_dir}/tumble_compare.png and tumble_compare.json', file=sys.stderr)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
