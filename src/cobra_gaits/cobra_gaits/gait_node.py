@@ -11,7 +11,6 @@ lockstepped sim waits for). On wall time a plain timer ticks.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -24,16 +23,18 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from cobra_common.cdr import leading_stamp_ns
-from cobra_common.node_runtime import NodeLoop, Wait, run_node, spin_node, take_all, take_over_sim_time
-from cobra_common.ros_entry import StartupError, declare, describe
+from cobra_common.config_check import by_name
+from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, spin_node, take_all,
+                                       take_over_sim_time, validate_update)
+from cobra_common.ros_entry import StartupError
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_gaits.cmd_vel_input import CmdVelInput, declare_cmd_vel_parameters
+from cobra_gaits.gait_config import (BASE_PARAMETERS, LTS_PRESET, RUNTIME_PARAMETERS, check_gait, lts_parameters,
+                                     preset_parameters, tuning_parameters)
 from cobra_gaits.gait_source import RETUNABLE, make_gait_source
-from cobra_gaits.lts import PRESET_NAMES as LTS_PRESET_NAMES
-from cobra_gaits.presets import CMD_VEL_GAIT, CSV_GAIT, LTS_GAIT
+from cobra_gaits.presets import CMD_VEL_GAIT, PRESET_FIELDS
 from cobra_gaits.sidewinding import GaitError, SidewindingParams
 from cobra_gaits.ticker import Command, GaitTicker, check_lts, lts_defaults, preset_tuning, retune_problem
-from cobra_gaits.trajectory_csv import MAX_RATE_HZ
 from cobra_gaits.tumble_control import (TUMBLE_GAIT, TumbleController, check_tumble_robot,
                                          declare_tumble_parameters)
 
@@ -44,96 +45,34 @@ COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 CLOCK_QOS = QoSProfile(depth=20, reliability=ReliabilityPolicy.BEST_EFFORT)
 CLOCK_TOPIC = '/clock'
 EXECUTOR_PERIOD_S = 0.01  # sim time: services and parameters are served this often [s, wall]
+# run-time updates are judged by the tuning rows' ranges and choices (their defaults do not matter here)
+TUNING_BY_NAME = by_name(tuning_parameters(dict.fromkeys(PRESET_FIELDS, 0.0)))
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every gait_node parameter; StartupError for combinations that cannot run.
-
-    The preset blocks declared depend on `preset_names`, and the tuning defaults on the chosen
-    `gait`'s preset. The speed limit needs the URDF (and a CSV its file), so it is checked after
-    this, by cobra_gaits.gait_source.make_gait_source(values, joints).
-    """
-    base = declare(node, {
-        'gait': ('gait1', describe('a name from preset_names (gait1, gait2) | csv | lts | tumble | cmd_vel',
-                                   read_only=True)),
-        'preset_names': (['gait1', 'gait2'], describe(
-            'names of the sidewinding presets defined in the parameter files', read_only=True)),
-        'rate_hz': (100.0, describe('joint_commands rate [Hz]', read_only=True,
-                                    float_range=(1.0, MAX_RATE_HZ))),
-        'autostart': (True, describe('start the gait (with its ramp) at startup', read_only=True)),
-        'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
-        'csv_file': ('', describe('trajectory CSV for gait:=csv', read_only=True)),
-        'csv_loop': (False, describe('loop the CSV instead of holding its last row; its last row '
-                                     'must equal its first', read_only=True)),
-        'command_subscribers': (1, describe(
-            'hold the first joint_commands until this many subscriptions matched the publisher '
-            '(the sim or driver, plus the logger when recording), so none misses the start',
-            read_only=True, int_range=(0, 10))),
-        'command_subscribers_timeout_s': (15.0, describe(
-            'stop holding after this long [s, wall] and start with the subscribers present',
-            read_only=True, float_range=(0.0, 600.0))),
-    })
+    """Declare every gait_node parameter (gait_config's tables); StartupError for combinations
+    that cannot run. The speed limit needs the URDF (and a CSV its file), so it is checked after
+    this, by cobra_gaits.gait_source.make_gait_source(values, joints)."""
+    base = declare_table(node, BASE_PARAMETERS, RUNTIME_PARAMETERS)
     for name in base['preset_names']:
-        declare(node, {
-            f'{name}.frequency_hz': (0.0, describe(
-                f'{name} wave frequency [Hz]', read_only=True, float_range=(0.0, 2.0))),
-            f'{name}.amplitude_vertical_rad': (0.0, describe(
-                f'{name} pitch amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
-            f'{name}.amplitude_horizontal_rad': (0.0, describe(
-                f'{name} yaw amplitude [rad]', read_only=True, float_range=(0.0, math.pi / 2))),
-        })
+        declare_table(node, preset_parameters(name), RUNTIME_PARAMETERS)
     gait = base['gait']
-    if gait not in [*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT]:
-        raise StartupError(f"unknown gait '{gait}': choose one of "
-                           f"{[*base['preset_names'], CSV_GAIT, LTS_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT]}")
+    check_gait(gait, base['preset_names'], base['csv_file'])
     tumble = declare_tumble_parameters(node, gait, base['preset_names'])
     cmd_vel = declare_cmd_vel_parameters(node, gait, base['preset_names'])
     sidewinding_preset = {TUMBLE_GAIT: tumble['sidewinding_preset'],
                           CMD_VEL_GAIT: cmd_vel['sidewinding_preset']}.get(gait, gait)
-    if gait == CSV_GAIT and not base['csv_file']:
-        raise StartupError('gait:=csv needs csv_file:=<path to a trajectory CSV>')
     preset = preset_tuning(gait, sidewinding_preset, base['preset_names'],
                            lambda name: node.get_parameter(name).value)
-    tuning = declare(node, {
-        'frequency_hz': (preset['frequency_hz'], describe(
-            'sidewinding wave frequency [Hz]', float_range=(0.0, 2.0))),
-        'amplitude_vertical_rad': (preset['amplitude_vertical_rad'], describe(
-            'pitch-joint (vertical wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
-        'amplitude_horizontal_rad': (preset['amplitude_horizontal_rad'], describe(
-            'yaw-joint (horizontal wave) amplitude [rad]', float_range=(0.0, math.pi / 2))),
-        'direction': ('left', describe('left | right: sign of the horizontal wave')),
-        'ramp_duration_s': (2.0, describe('start/stop amplitude ramp [s]', float_range=(0.1, 30.0))),
-        'amplitude_slew_rad_s': (0.5, describe(
-            'max amplitude change rate when retuned [rad/s]', float_range=(0.01, 10.0))),
-    })
+    tuning = declare_table(node, tuning_parameters(preset), RUNTIME_PARAMETERS)
     try:
         SidewindingParams(**tuning).validated()
     except GaitError as error:
         raise StartupError(str(error)) from error
-    lts = declare_lts_parameters(node, gait, {**base, **tuning})
-    return {**base, **tuning, **lts, 'tumble': tumble, 'cmd_vel': cmd_vel}
-
-
-def declare_lts_parameters(node: Node, gait: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The LTS block (gait:=lts, T-Snake): the preset and its overrides, whose defaults are the
-    preset's own values; StartupError for an unknown preset, or an override without gait:=lts."""
-    (name,) = declare(node, {'lts_preset': ('rolling', describe(
-        f"LTS gait for gait:=lts (T-Snake): {' | '.join(LTS_PRESET_NAMES)} (seed 002)",
-        read_only=True))}).values()
-    defaults = lts_defaults(name)
-    lts = declare(node, {
-        'lts_a0_rad_s': (defaults['lts_a0_rad_s'], describe(
-            'LTS twist rate a0 of phi = (a1 s + a0) t [rad/s]; default: the preset\'s',
-            read_only=True, float_range=(-5.0, 5.0))),
-        'lts_a1_rad_m_s': (defaults['lts_a1_rad_m_s'], describe(
-            'LTS twist gradient a1 along the body [rad/(m s)]; default: the preset\'s',
-            read_only=True, float_range=(-10.0, 10.0))),
-        'lts_omega_t_rad_s': (defaults['lts_omega_t_rad_s'], describe(
-            'LTS backbone wave temporal frequency omega_t [rad/s]; default: the preset\'s',
-            read_only=True, float_range=(-5.0, 5.0))),
-    })
-    check_lts(gait, name, lts, values)
-    return {'lts_preset': name, **lts}
+    lts_preset = declare_table(node, (LTS_PRESET,), RUNTIME_PARAMETERS)['lts_preset']
+    lts = declare_table(node, lts_parameters(lts_defaults(lts_preset)), RUNTIME_PARAMETERS)
+    check_lts(gait, lts_preset, lts, {**base, **tuning})
+    return {**base, **tuning, 'lts_preset': lts_preset, **lts, 'tumble': tumble, 'cmd_vel': cmd_vel}
 
 
 class GaitNode(Node):
@@ -177,6 +116,9 @@ class GaitNode(Node):
             f"({'running' if p['autostart'] else 'waiting for gait/start'})")
 
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        result = validate_update(TUNING_BY_NAME, parameters)
+        if not result.successful:
+            return result
         reason = retune_problem(self._source, self._gait, self._joints, {p.name: p.value for p in parameters})
         return SetParametersResult(successful=reason is None, reason=reason or '')
 
