@@ -33,12 +33,12 @@ from sensor_msgs.msg import PointCloud2, PointField
 from std_msgs.msg import Header
 
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC
-from cobra_common.node_runtime import NodeLoop, Wait, flush_publishers, run_node, take_over_sim_time
-from cobra_common.ros_entry import StartupError, declare, describe
+from cobra_common.node_runtime import NodeLoop, Wait, declare_table, flush_publishers, run_node, take_over_sim_time
+from cobra_common.ros_entry import StartupError
 from cobra_dem import lammps_backend  # no `lammps` import until a run starts
 from cobra_dem.dem_publisher import (ODOM_POSE_COVARIANCE, BodyRecord, DemPublisher, DiagnosticsRecord,
                                      HeightmapRecord)
-from cobra_dem.dem_config import check_parameters, sample_source
+from cobra_dem.dem_config import PARAMETERS, RUNTIME_PARAMETERS, check_parameters, sample_source
 from cobra_dem.ros_mode import DemFrameBuilder, SampleStream
 from cobra_dem.scenario import Scenario, ScenarioError, dem_cache_dir
 from cobra_common.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout
@@ -60,43 +60,12 @@ STOP_WAIT_S = 0.5           # wall time the worker gets to close the engine afte
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every dem_node parameter; StartupError for a scenario or combination that cannot run.
+    """Declare every dem_node parameter (dem_config.PARAMETERS); StartupError for a scenario or
+    combination that cannot run.
 
     Also reads and validates the scenario file (no engine is loaded): p['scenario'] is the result.
     """
-    p = declare(node, {
-        'scenario_file': ('', describe(
-            "DEM scenario YAML; '' = cobra_dem's config/dem/tumble_slope.yaml", read_only=True)),
-        'backend': ('', describe("DEM engine: '' = the scenario's | lammps | deme (deme: NVIDIA GPU)",
-                                 read_only=True)),
-        'duration_s': (0.0, describe("sim time to run, then exit 0 [s]; 0 = the scenario's duration_s",
-                                     read_only=True, float_range=(0.0, 1e4))),
-        'scenario_overrides': ('', describe(
-            "comma-separated key=value scenario overrides, keys nested with dots and values read as "
-            "YAML, as python -m cobra_experiments.dem_run --set: e.g. 'slope_deg=20,body.motion=free'", read_only=True)),
-        'cache_dir': ('', describe("settled-bed cache folder; '' = the user's cache, "
-                                   '$XDG_CACHE_HOME/cobra/dem_cache (shared with cobra_experiments.dem_run)',
-                                   read_only=True)),
-        'frame_prefix': ('', describe(
-            "prefix of every frame id this node stamps (odom, the body frame), e.g. 'cobra/'; '' = none",
-            read_only=True)),
-        'body_frame': ('', describe(
-            "the DEM body's frame (child of odom; origin = its centre of mass) and the <body> of "
-            "name of its entry on contact/forces; '' = the scenario's body kind (wheel or cobra_loop)", read_only=True)),
-        'heightmap_period_s': (0.5, describe(
-            f'{HEIGHTMAP_TOPIC} period [s of sim time], taken at the backend\'s grain snapshots (every '
-            "output_interval_s of the scenario); 0 = not published", read_only=True, float_range=(0.0, 100.0))),
-        'heightmap_cell_m': (0.0, describe(
-            f'{HEIGHTMAP_TOPIC} grid cell [m] (odom x-y); 0 = one grain clump across', read_only=True,
-            float_range=(0.0, 0.5))),
-        'publish_tf': (True, describe(
-            '/tf odom -> body_frame at every sample (false when a state publisher makes it from odom)',
-            read_only=True)),
-        'wait_for_peers_s': (0.0, describe(
-            'hold the first sample until odom, ground_truth/odom and contact/forces each '
-            'have a subscriber, at most this long [s, wall]; 0 = publish at once', read_only=True,
-            float_range=(0.0, 600.0))),
-    })
+    p = declare_table(node, PARAMETERS, RUNTIME_PARAMETERS)
     if p['publish_tf'] and TFMessage is None:
         raise StartupError('publish_tf:=true needs tf2_msgs, which is not installed: run scripts/setup.sh '
                            '(it builds src/tf2_msgs into the venv) or set publish_tf:=false')
