@@ -273,8 +273,10 @@ def count_topics(stamps_s: Mapping[str, np.ndarray],
     return span_s, counts
 
 
-def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount, ...]) -> list[str]:
-    """Why the run's numbers cannot be trusted: LOSS per topic, a head that never moved."""
+def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount, ...],
+                  expect_motion: bool = True) -> list[str]:
+    """Why the run's numbers cannot be trusted: LOSS per topic, a head that never moved (when the
+    gait was to move it: a cmd_vel run nobody drove stands still by design)."""
     problems = []
     for count in counts:
         if count.lost:
@@ -287,7 +289,7 @@ def find_problems(contents: BagContents, span_s: float, counts: tuple[TopicCount
         problems.append(f'PROBLEM every message is stamped {stuck_s}: sim time never advanced, so the gait '
                         'never ticked (do all nodes receive the sim\'s /clock? check namespace and use_sim_time)')
     excursion_m = float(np.max(np.linalg.norm(contents.xy_m - contents.xy_m[0], axis=1)))
-    if excursion_m < MIN_HEAD_EXCURSION_M:
+    if expect_motion and excursion_m < MIN_HEAD_EXCURSION_M:
         problems.append(f'PROBLEM the head did not move: it stayed within {excursion_m * 1000:.2f} mm of '
                         f'its start over {len(contents.times_s)} {contents.head_topic} messages (did the '
                         'gait run? is joint_commands reaching the sim or driver?)')
@@ -313,7 +315,8 @@ def robot_problems(joint_names: Mapping[str, Sequence[str]], robot: str,
 def summarize(bag_path: Path, gait_frequency_hz: float | None,
               ramp_duration_s: float = DEFAULT_RAMP_DURATION_S,
               rates_hz: Mapping[str, float] = SIM_TOPIC_RATES_HZ, robot: str = '',
-              robot_joints: Sequence[str] | None = None, robot_model: RobotModel | None = None) -> RunSummary:
+              robot_joints: Sequence[str] | None = None, robot_model: RobotModel | None = None,
+              expect_motion: bool = True) -> RunSummary:
     """Summary and problems of a recorded run (RunSummaryError when it has no head track);
     with `robot_joints` (the robot's actuated joint names) the joint topics are checked against them;
     with `robot_model` (the URDF the run used) every link is checked against the ground, else the head."""
@@ -331,7 +334,7 @@ def summarize(bag_path: Path, gait_frequency_hz: float | None,
                       steady_lateral / cycles if cycles > 0 else None,
                       float(np.mean(rtf)) if rtf else None,
                       ramp_duration_s, cycles, span_s, counts,
-                      tuple(find_problems(contents, span_s, counts) + (
+                      tuple(find_problems(contents, span_s, counts, expect_motion) + (
                           robot_problems(contents.joint_names, robot, robot_joints)
                           if robot_joints is not None else []) + tumble_problems(tumble := summarize_tumble(contents))
                           + ground_problems(bag_path, contents, robot_model)),

@@ -21,7 +21,7 @@ from typing import Any
 
 from cobra_common.errors import STARTUP_ERROR_EXIT_CODE
 from cobra_common.ros_domain import DomainClaim, claim_domain_id
-from cobra_gaits.presets import CSV_GAIT, LTS_GAIT, TUMBLE_GAIT
+from cobra_gaits.presets import CMD_VEL_GAIT, CSV_GAIT, LTS_GAIT, TUMBLE_GAIT
 
 from cobra_bringup.node_exit import exit_description
 from cobra_bringup.node_set import (LAUNCH_DEFAULTS, LAUNCH_FILES, BringupError, NodeSpec,
@@ -251,7 +251,8 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
         model = load_robot_model(gait.get('urdf_path') or None)  # the URDF the gait node ran with
         summary = summarize(bag_path, gait_cycle_frequency_hz(gait), gait.get('ramp_duration_s', 2.0),
                             rates_from(values_by_node, simulated), robot=model.name,
-                            robot_joints=[joint.name for joint in model.actuated_joints], robot_model=model)
+                            robot_joints=[joint.name for joint in model.actuated_joints], robot_model=model,
+                            expect_motion=gait.get('gait') != CMD_VEL_GAIT)  # cmd_vel moves only when driven
     except (ValueError, OSError) as error:
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
         return 0
@@ -266,9 +267,10 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
 
 def gait_cycle_frequency_hz(gait: dict[str, Any]) -> float | None:
     """Gait cycles per second for the summary's per-cycle figure: the sidewinding wave's, the LTS
-    backbone wave's (omega_t / 2 pi); none for a CSV, the tumbling latch or a wave that stands."""
+    backbone wave's (omega_t / 2 pi); none for a CSV, the tumbling latch, cmd_vel (its frequency
+    follows the twist) or a wave that stands."""
     name = gait.get('gait')
-    if name in (CSV_GAIT, TUMBLE_GAIT):
+    if name in (CSV_GAIT, TUMBLE_GAIT, CMD_VEL_GAIT):
         return None
     if name == LTS_GAIT:
         return abs(gait.get('lts_omega_t_rad_s', 0.0)) / (2.0 * math.pi) or None

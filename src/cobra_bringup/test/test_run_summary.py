@@ -154,6 +154,18 @@ def test_head_that_did_not_move_is_a_problem(tmp_path):
     assert summary.problems[0] in format_summary(summary)
 
 
+def test_a_cmd_vel_run_nobody_drove_may_stand_still(tmp_path):
+    # gait:=cmd_vel without teleop or goal holds the straight pose: not a failed run
+    bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.0, head_x_m_s=0.0)
+    assert summarize(bag, gait_frequency_hz=None, expect_motion=False).problems == ()
+
+
+def test_cmd_vel_has_no_fixed_gait_cycle():
+    from cobra_bringup.runner import gait_cycle_frequency_hz
+    assert gait_cycle_frequency_hz({'gait': 'cmd_vel', 'frequency_hz': 0.4}) is None
+    assert gait_cycle_frequency_hz({'gait': 'gait1', 'frequency_hz': 0.4}) == 0.4
+
+
 def test_all_stamps_zero_and_no_motion_are_reported_loudly(tmp_path):
     """The namespaced-clock failure: the gait never ticked, every stamp is 0, the head stays put."""
     bag = write_bag(tmp_path / 'bag', head_y=lambda t: 0.0, head_x_m_s=0.0, stamp=lambda t: 0.0)
