@@ -16,6 +16,7 @@ BODY_KINDS = ('wheel', 'cobra_loop')
 WHEEL_MESH_SEGMENTS = 180
 CAPSULE_MESH_SEGMENTS = 24
 CLEARANCE_SPACING_M = 0.002     # capsule sampling for drop heights (sub-grain)
+EDGE_SPHERE_MASS_KG = 1e-6      # module-edge spheres: contact geometry, no mass of their own
 
 
 class BodyError(ValueError):
@@ -37,6 +38,8 @@ class BodyShape:
     capsule_ends_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 3)))  # loop: [n, 2, 3], body frame
     capsule_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))        # [n]
     capsule_mass_kg: np.ndarray = field(default_factory=lambda: np.zeros(0))         # [n] link mass carried
+    edge_centres_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))    # loop: module-edge ring
+    edge_radius_m: float = 0.0                                                       # spheres [k, 3], their radius
     sphere_radius_m: float = 0.02            # wheel rim spheres (LAMMPS)
     sphere_spacing_m: float = 0.015          # rim / capsule sphere spacing (LAMMPS)
 
@@ -51,6 +54,9 @@ class BodyShape:
             points = np.concatenate([rim + [0.0, -half, 0.0], rim + [0.0, half, 0.0]])
             return points @ self.start_rotation.T, np.zeros(len(points))
         centres, radii = capsule_spheres(self.capsule_ends_m, self.capsule_radius_m, CLEARANCE_SPACING_M)
+        if len(self.edge_centres_m):
+            centres = np.concatenate([centres, self.edge_centres_m])
+            radii = np.concatenate([radii, np.full(len(self.edge_centres_m), self.edge_radius_m)])
         return centres @ self.start_rotation.T, radii
 
     def half_extent_m(self) -> np.ndarray:
@@ -77,9 +83,12 @@ class BodyShape:
             axis_z = matrix_from_quaternion(quaternion_xyzw)[2, 1]        # bed z of the wheel axis
             return float(position_m[2] - self.wheel_radius_m * math.sqrt(max(0.0, 1.0 - axis_z ** 2))
                          - 0.5 * self.wheel_width_m * abs(axis_z))
-        ends = self.capsule_ends_m.reshape(-1, 3) @ matrix_from_quaternion(quaternion_xyzw).T
-        lows = ends[:, 2].reshape(-1, 2).min(axis=1) - self.capsule_radius_m
-        return float(position_m[2] + lows.min())
+        rotation = matrix_from_quaternion(quaternion_xyzw)
+        ends = self.capsule_ends_m.reshape(-1, 3) @ rotation.T
+        low = float((ends[:, 2].reshape(-1, 2).min(axis=1) - self.capsule_radius_m).min())
+        if len(self.edge_centres_m):
+            low = min(low, float((self.edge_centres_m @ rotation.T)[:, 2].min()) - self.edge_radius_m)
+        return float(position_m[2] + low)
 
     def rest_height_m(self, sphere_centres_m: np.ndarray, sphere_radius_m: float, x_m: float,
                       y_m: float) -> float | None:
@@ -128,6 +137,10 @@ class BodyShape:
             centres.append(points)
             radii.append(np.full(len(points), radius))
             masses.append(np.full(len(points), mass / len(points)))
+        if len(self.edge_centres_m):    # module edges: contact only (the infile carries mass and inertia)
+            centres.append(self.edge_centres_m)
+            radii.append(np.full(len(self.edge_centres_m), self.edge_radius_m))
+            masses.append(np.full(len(self.edge_centres_m), EDGE_SPHERE_MASS_KG))
         return np.concatenate(centres), np.concatenate(radii), np.concatenate(masses)
 
     def mesh(self) -> tuple[np.ndarray, np.ndarray]:
@@ -177,6 +190,9 @@ class BodySpec:
     settle_time_s: float = 0.1                # on the level bed, no spin, before slope and motion
     sphere_radius_m: float = 0.02             # rim spheres of the LAMMPS wheel
     sphere_spacing_m: float = 0.015           # rim / loop-capsule sphere spacing of the LAMMPS body
+    module_edge_height_m: float = 0.0         # cobra_loop: a ring standing this far proud of the link shell
+                                              # at every module joint (the modules' end brackets and the latch;
+                                              # our choice, not in the thesis); 0 = smooth link cylinders
 
     @property
     def shape(self) -> BodyShape:
@@ -282,9 +298,14 @@ def cobra_loop_shape(body: BodySpec) -> BodyShape:
     moments = tuple(float(v) for v in np.diag(rotation.T @ inertia @ rotation))
     ends_body = (np.array(ends) - com) @ rotation                      # [n, 2, 3]
     radii_arr = np.array(radii, dtype=float)
+    if body.module_edge_height_m < 0.0:
+        raise BodyError(f'body.module_edge_height_m = {body.module_edge_height_m}: give 0 (smooth) or a height > 0 m')
+    edges = (module_edge_spheres(ends_body, radii_arr, body.module_edge_height_m) if body.module_edge_height_m > 0
+             else np.zeros((0, 3)))
     return BodyShape('cobra_loop', mass, moments, rolling_radius_of_capsules(ends_body, radii_arr), rotation,
                      capsule_ends_m=ends_body, capsule_radius_m=radii_arr,
-                     capsule_mass_kg=np.array(capsule_mass, dtype=float), sphere_spacing_m=body.sphere_spacing_m)
+                     capsule_mass_kg=np.array(capsule_mass, dtype=float), sphere_spacing_m=body.sphere_spacing_m,
+                     edge_centres_m=edges, edge_radius_m=body.module_edge_height_m)
 
 
 # --- pure geometry ---------------------------------------------------------------------------------
@@ -301,6 +322,35 @@ def wheel_rim_spheres_m(radius_m: float, width_m: float, sphere_radius_m: float,
                          ring_radius * np.sin(phi + 0.5 * k * (phi[1] - phi[0]))], axis=1)
                for k, y in enumerate(ys)]
     return np.concatenate(offsets)
+
+
+def module_edge_spheres(ends_m: np.ndarray, radii_m: np.ndarray, height_m: float) -> np.ndarray:
+    """Centres [k, 3] of rings of spheres of radius height_m, one ring at every joint of the chain
+    of capsules (capsule ends shared within 1 mm), in the plane normal to the mean axis of the
+    capsules meeting there, on the shell (radius of the capsule): each ring stands height_m proud
+    of the shell, like a module's end bracket. Spheres overlap (spacing <= height_m): a closed ridge."""
+    joints: list[tuple[np.ndarray, list[np.ndarray], float]] = []
+    for (start, end), radius in zip(ends_m, radii_m):
+        axis = (end - start) / np.linalg.norm(end - start)
+        for point in (start, end):
+            for joint_point, axes, _ in joints:
+                if np.linalg.norm(joint_point - point) < 1e-3:
+                    axes.append(axis if axis @ axes[0] >= 0 else -axis)
+                    break
+            else:
+                joints.append((point, [axis], float(radius)))
+    rings = []
+    for point, axes, radius in joints:
+        axis = np.mean(axes, axis=0)
+        axis /= np.linalg.norm(axis)
+        helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        u = np.cross(axis, helper)
+        u /= np.linalg.norm(u)
+        w = np.cross(axis, u)
+        count = max(6, math.ceil(2 * math.pi * radius / height_m))
+        phi = 2 * math.pi * np.arange(count) / count
+        rings.append(point + radius * (np.cos(phi)[:, None] * u + np.sin(phi)[:, None] * w))
+    return np.concatenate(rings)
 
 
 def capsule_spheres(ends_m: np.ndarray, radii_m: np.ndarray, spacing_m: float) -> tuple[np.ndarray, np.ndarray]:

@@ -53,6 +53,8 @@ class RunFigures:
     steady_cycles: int
     stride_m: float
     stride_std_m: float
+    body_stride_m: float            # centroid of the link origins, |mean displacement| per steady cycle
+    body_yaw_per_cycle_deg: float   # mean change of the body's principal-axis yaw per steady cycle
     contact_share: float
     peak_force_n: float
     mean_force_n: float
@@ -97,9 +99,42 @@ def analyse_run(bag_path: Path, gait: str, terrain: str, run: int) -> RunFigures
     if analysis.locomotion is None or analysis.contact is None:
         raise CompareError(f'{bag_path}: {analysis.absent}')
     loco, contact = analysis.locomotion, analysis.contact
+    cycles = analysis.cycles
+    steady = cycles.steady_indices
+    steady = steady[(cycles.bounds_s[steady] >= analysis.bag.head.times_s[0])
+                    & (cycles.bounds_s[steady + 1] <= analysis.bag.head.times_s[-1])]
+    poses = body_poses(analysis.bag, cycles.bounds_s[np.r_[steady, steady[-1] + 1]])
+    body_steps = np.diff(poses, axis=0)
     return RunFigures(gait, terrain, run, START_POSES[run], int(len(loco.stride_m)), loco.mean_stride_m,
-                      float(np.std(loco.stride_m)), float(np.mean(contact.contact_fraction)),
+                      float(np.std(loco.stride_m)), float(np.linalg.norm(body_steps[:, :2].mean(axis=0))),
+                      float(np.degrees(np.mean(np.angle(np.exp(1j * body_steps[:, 2]))))),
+                      float(np.mean(contact.contact_fraction)),
                       contact.peak_force_n, float(np.mean(contact.mean_force_per_link_n)))
+
+
+def body_poses(bag: object, times_s: np.ndarray) -> np.ndarray:
+    """(x, y, yaw) [n, 3] of the body (cobra_gaits.body_pose: centroid and principal axis of the link
+    origins by forward kinematics at joint_states, placed by the head's ground-truth position and
+    yaw; the bag keeps no head pitch/roll, so they are taken as 0: at equal gait phase the shape
+    and tilt repeat, so the error is the same at every cycle boundary and drops out of the steps)."""
+    import math
+
+    from cobra_description.robot_model import load_robot_model
+    from cobra_gaits.body_pose import BodyPoseEstimator
+
+    estimator = BodyPoseEstimator(load_robot_model(None))
+    head, joints = bag.head, bag.joint_states
+    out = []
+    for t in times_s:
+        position = [float(np.interp(t, head.times_s, head.position_m[:, i])) for i in range(3)]
+        yaw = float(np.interp(t, head.times_s, head.yaw_rad))
+        angles = {name: float(np.interp(t, joints.times_s, joints.position_rad[:, k]))
+                  for k, name in enumerate(joints.names)}
+        quaternion = [0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw)]
+        out.append(estimator.body_pose(position, quaternion, angles))
+    poses = np.array(out)
+    poses[:, 2] = np.unwrap(poses[:, 2])
+    return poses
 
 
 def summarise(figures: list[RunFigures]) -> list[dict[str, object]]:
@@ -111,7 +146,7 @@ def summarise(figures: list[RunFigures]) -> list[dict[str, object]]:
         if not by['rigid'] or not by['scm']:
             continue
         row: dict[str, object] = {'gait': gait, 'runs': {t: len(by[t]) for t in TERRAINS}}
-        for name in ('stride_m', 'contact_share', 'peak_force_n'):
+        for name in ('stride_m', 'body_stride_m', 'contact_share', 'peak_force_n'):
             values = {t: np.array([getattr(f, name) for f in by[t]]) for t in TERRAINS}
             rigid_mean, scm_mean = float(values['rigid'].mean()), float(values['scm'].mean())
             spread = float(np.ptp(values['rigid']) + np.ptp(values['scm'])) / rigid_mean
@@ -128,16 +163,17 @@ def summarise(figures: list[RunFigures]) -> list[dict[str, object]]:
 
 def print_table(figures: list[RunFigures], rows: list[dict[str, object]]) -> None:
     print(f'{"gait":6} {"terrain":8} {"run":>3} {"start x,y,yaw":>18} {"cycles":>6} {"stride m":>9} '
-          f'{"±cycle":>7} {"contact share":>13} {"peak N":>7} {"mean N":>7}')
+          f'{"±cycle":>7} {"body m":>7} {"yaw°/cyc":>8} {"contact share":>13} {"peak N":>7} {"mean N":>7}')
     for f in figures:
         start = ','.join(f'{v:g}' for v in f.start_xy_yaw)
         print(f'{f.gait:6} {f.terrain:8} {f.run:>3} {start:>18} {f.steady_cycles:>6} {f.stride_m:>9.4f} '
-              f'{f.stride_std_m:>7.4f} {f.contact_share:>13.3f} {f.peak_force_n:>7.1f} {f.mean_force_n:>7.2f}')
+              f'{f.stride_std_m:>7.4f} {f.body_stride_m:>7.4f} {f.body_yaw_per_cycle_deg:>8.2f} {f.contact_share:>13.3f} {f.peak_force_n:>7.1f} {f.mean_force_n:>7.2f}')
     print()
     print(f'{"gait":6} {"quantity":14} {"rigid (min-max)":>22} {"scm (min-max)":>22} {"scm/rigid":>9} '
           f'{"spread":>7} verdict')
     for row in rows:
-        for name, expect in (('stride_m', 'shorter'), ('contact_share', 'longer'), ('peak_force_n', 'lower')):
+        for name, expect in (('stride_m', 'shorter'), ('body_stride_m', 'shorter'), ('contact_share', 'longer'),
+                             ('peak_force_n', 'lower')):
             value = row[name]
             rigid = f'{value["rigid_mean"]:.4g} ({value["rigid_range"][0]:.4g}-{value["rigid_range"][1]:.4g})'
             scm = f'{value["scm_mean"]:.4g} ({value["scm_range"][0]:.4g}-{value["scm_range"][1]:.4g})'
@@ -152,9 +188,9 @@ def plot(path: Path, figures: list[RunFigures]) -> None:
     import matplotlib.pyplot as plt
 
     gaits = sorted({f.gait for f in figures})
-    panels = (('stride_m', 'stride per steady cycle [m]'), ('contact_share', 'mean link contact share [-]'),
+    panels = (('stride_m', 'head stride per steady cycle [m]'), ('body_stride_m', 'body-centroid stride per cycle [m]'), ('contact_share', 'mean link contact share [-]'),
               ('peak_force_n', 'peak link contact force [N]'))
-    figure, axes = plt.subplots(1, 3, figsize=(12, 4))
+    figure, axes = plt.subplots(1, 4, figsize=(15, 4))
     for axis, (name, label) in zip(axes, panels):
         for g, gait in enumerate(gaits):
             for t, (terrain, colour) in enumerate(zip(TERRAINS, ('tab:blue', 'tab:orange'))):

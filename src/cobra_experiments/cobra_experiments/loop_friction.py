@@ -1,0 +1,171 @@
+"""Why the latched COBRA loop skids on DEM sand, and what stops it: a sliding test of the loop's
+shell on the bed at the thesis's wheel/terrain μ = 0.67 (thesis §21), for the smooth link
+cylinders and for the loop with module edges (cobra_dem.body: a ring standing proud of the shell
+at every module joint, the modules' end brackets and the latch).
+
+Sliding test: the loop is set free at rest on its flat head–tail side on the 24° bed (a tilt test
+at one angle: it slides if its effective friction is below tan 24° = 0.445). The effective friction
+is read two ways: from the contact force, μ_F = −F_x / F_z over the sliding samples (bed frame: x
+downslope, z normal; the grains' force on the body), and from the motion, μ_a = tan θ − a / (g cos θ)
+with a the least-squares acceleration of x(t). Rolling share: ω_y r / v (r the loop's rolling
+radius; 1 = rolling without slip, 0 = pure sliding, < 0 turning backwards). Held spin: the same loop
+with ω_r = π/4 held (the DEM scenario's prescribed motion), its distance against the rigid
+reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5).
+
+Run:  .venv/bin/python -m cobra_experiments.loop_friction --out out/loop_friction [--edge-height 0.008] [--duration 0.5]
+      (4 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m, 30 mm deep, 5 mm spheres;
+      about 1 min each on one free core; finished runs in --out are reused)
+Bad input (duration <= 0, edge height <= 0) prints one message and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cobra_dem.scenario import GRAVITY_M_S2, Scenario, load_scenario, scenario_from_dict
+
+LOOP_BED = {'length_m': 0.6, 'width_m': 0.16, 'depth_m': 0.03, 'sphere_radius_m': 0.005, 'clump_spacing_of_radius': 2.0,
+            'settle_time_s': 0.15, 'settle_max_time_s': 0.4}   # the LAMMPS test bed for the loop
+SLIDING_SPEED_M_S = 0.02      # samples faster than this along the slope count as sliding
+SETTLE_SKIP_S = 0.05          # the first samples after release: the bed yields under the new load
+
+
+class LoopFrictionError(ValueError):
+    """Input that cannot give a measurement (exit 2)."""
+
+
+def loop_scenario(edge_height_m: float, motion: str, duration_s: float) -> Scenario:
+    """The latched COBRA loop on the loop test bed, 24°, the thesis §21 materials."""
+    return scenario_from_dict({'bed': LOOP_BED, 'slope_deg': 24.0, 'duration_s': duration_s,
+                               'body': {'kind': 'cobra_loop', 'motion': motion, 'start_x_m': 0.3,
+                                        'settle_time_s': 0.1, 'module_edge_height_m': edge_height_m}}).validate()
+
+
+def sliding_friction(trace: dict[str, np.ndarray], slope_deg: float, rolling_radius_m: float) -> dict[str, Any]:
+    """Effective friction (from the force and from the motion) and rolling share of a free run."""
+    t = trace['time_s'] - trace['time_s'][0]
+    x = trace['position_m'][:, 0] - trace['position_m'][0, 0]
+    v = trace['velocity_m_s'][:, 0]
+    force = trace['contact_force_n']
+    spin = trace['angular_velocity_rad_s'][:, 1]
+    theta = math.radians(slope_deg)
+    sliding = (np.abs(v) > SLIDING_SPEED_M_S) & (t >= SETTLE_SKIP_S) & (force[:, 2] > 0)
+    out: dict[str, Any] = {'distance_m': float(x[-1]), 'final_speed_m_s': float(v[-1]),
+                           'sliding_samples': int(sliding.sum()), 'tan_slope': math.tan(theta)}
+    if sliding.sum() >= 3:
+        out['friction_from_force'] = float(-force[sliding, 0].sum() / force[sliding, 2].sum())
+        out['rolling_share'] = float(np.mean(spin[sliding] * rolling_radius_m / v[sliding]))
+    else:
+        out['friction_from_force'] = float('nan')
+        out['rolling_share'] = float('nan')
+    after = t >= SETTLE_SKIP_S
+    if after.sum() >= 3 and x[-1] > 0.005:
+        acceleration = 2.0 * float(np.polyfit(t[after], x[after], 2)[0])
+        out['acceleration_m_s2'] = acceleration
+        out['friction_from_motion'] = math.tan(theta) - acceleration / (GRAVITY_M_S2 * math.cos(theta))
+    else:   # it held: the friction used is below what it could give
+        out['acceleration_m_s2'] = 0.0
+        out['friction_from_motion'] = float('nan')
+    out['holds'] = bool(x[-1] < 0.005)
+    return out
+
+
+def run_or_load(scenario: Scenario, run_dir: Path) -> dict[str, np.ndarray]:
+    if not (run_dir / 'trajectory.npz').is_file():
+        from cobra_dem.lammps_backend import run_scenario
+        run_scenario(scenario, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+    return {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+
+
+def plot(path: Path, traces: dict[tuple[str, str], dict[str, np.ndarray]], rolling_radius_m: float) -> None:
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
+    styles = {'smooth': 'tab:red', 'edges': 'tab:blue', 'rigid': 'grey'}
+    for (shell, motion), trace in traces.items():
+        t = trace['time_s'] - trace['time_s'][0]
+        line = '-' if motion == 'free' else '--'
+        label = f'{shell}, {"free from rest" if motion == "free" else "spin held π/4 rad/s"}'
+        axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], line, color=styles[shell], label=label)
+        v = trace['velocity_m_s'][:, 0]
+        share = np.where(np.abs(v) > SLIDING_SPEED_M_S, trace['angular_velocity_rad_s'][:, 1] * rolling_radius_m
+                         / np.where(np.abs(v) > SLIDING_SPEED_M_S, v, 1.0), np.nan)
+        axes[1].plot(t, share, line, color=styles[shell])
+        fz = trace['contact_force_n'][:, 2]
+        ratio = np.where(fz > 1.0, -trace['contact_force_n'][:, 0] / np.where(fz > 1.0, fz, 1.0), np.nan)
+        if shell != 'rigid':
+            axes[2].plot(t, ratio, line, color=styles[shell])
+    axes[2].axhline(math.tan(math.radians(24.0)), color='k', linestyle=':', label='tan 24° (to hold on the slope)')
+    axes[2].axhline(0.67, color='tab:brown', linestyle=':', label='grain μ 0.67 (thesis §21)')
+    axes[0].set_ylabel('distance down the slope [m]')
+    axes[1].set_ylabel('rolling share ω r / v [-]')
+    axes[1].set_ylim(-1.0, 2.0)
+    axes[2].set_ylabel('traction / normal force −F_x/F_z [-]')
+    axes[2].set_ylim(-0.5, 1.5)
+    axes[2].set_xlabel('time since the slope was applied [s]')
+    axes[0].legend(loc='upper left', fontsize=8)
+    axes[2].legend(loc='upper right', fontsize=8)
+    axes[0].set_title('latched COBRA loop on 24° DEM sand: smooth link shells vs module edges', fontsize=9)
+    figure.tight_layout()
+    tmp = path.with_name(path.stem + '.tmp.png')
+    figure.savefig(tmp, dpi=110)
+    plt.close(figure)
+    tmp.replace(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--out', default=str(Path('out') / 'loop_friction'), help='output folder (runs are reused)')
+    parser.add_argument('--edge-height', type=float, default=0.008,
+                        help='module edge height proud of the shell [m] (our choice)')
+    parser.add_argument('--duration', type=float, default=0.5, help='simulated time per run [s]')
+    args = parser.parse_args(argv)
+    if not args.duration > 0 or not args.edge_height > 0:
+        print(f'loop_friction: error: --duration {args.duration} / --edge-height {args.edge_height}: give values > 0',
+              file=sys.stderr)
+        return 2
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    from cobra_dem.rigid_reference import rigid_body_trace
+
+    traces: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    rows = []
+    for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
+        for motion in ('free', 'prescribed'):
+            scenario = loop_scenario(height, motion, args.duration)
+            trace = run_or_load(scenario, out_dir / f'{shell}_{motion}')
+            traces[(shell, motion)] = trace
+            figures = sliding_friction(trace, scenario.slope_deg, scenario.body.shape.rolling_radius_m)
+            duration_s = float(trace['time_s'][-1] - trace['time_s'][0])
+            rigid = rigid_body_trace(scenario, duration_s, float(np.median(np.diff(trace['time_s']))), friction=0.5)
+            if shell == 'smooth':
+                traces[('rigid', motion)] = rigid
+            figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
+            figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m']
+                                         if abs(figures['rigid_distance_m']) > 1e-4 else float('nan'))
+            rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, **figures})
+    shape = loop_scenario(0.0, 'free', args.duration).body.shape
+    print(f'{"shell":7} {"motion":10} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '
+          f'{"μ_F=-Fx/Fz":>10} {"μ_a":>6} {"ωr/v":>6}')
+    for row in rows:
+        print(f'{row["shell"]:7} {row["motion"]:10} {row["distance_m"]:>10.3f} {row["rigid_distance_m"]:>8.3f} '
+              f'{row["ratio_to_rigid"]:>6.2f} {row["final_speed_m_s"]:>8.3f} {row["friction_from_force"]:>10.3f} '
+              f'{row["friction_from_motion"]:>6.3f} {row["rolling_share"]:>6.2f}')
+    print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67')
+    (out_dir / 'loop_friction.json').write_text(json.dumps(rows, indent=2))
+    plot(out_dir / 'loop_friction.png', traces, shape.rolling_radius_m)
+    print(f'loop_friction: wrote {out_dir}/loop_friction.png and loop_friction.json', file=sys.stderr)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
