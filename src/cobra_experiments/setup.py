@@ -30,6 +30,8 @@ setup(
             'validate_terrain = cobra_experiments.validate_terrain:main',
             'tumble_compare = cobra_experiments.tumble_compare:main',
             'sidewind_terrain_compare = cobra_experiments.sidewind_terrain_compare:main',
+            'loop_friction = cobra_experiments.loop_friction:main',
+            'stride_gap = cobra_experiments.stride_gap:main',
         ],
     },
 )
