@@ -28,22 +28,19 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.subscription import Subscription
 from rosgraph_msgs.msg import Clock as ClockMsg
 
-from cobra_common.node_runtime import NodeLoop, Wait, run_node, take_all, take_over_sim_time
-from cobra_common.ros_entry import StartupError, declare, describe
+from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, take_all, take_over_sim_time,
+                                       validate_update)
+from cobra_common.ros_entry import StartupError, describe
 from cobra_logger.bag_metadata import CustomDataError, parse_custom_data
-from cobra_logger.recorder import HOUSEKEEPING_TOPICS, Recorder, default_bag_path, existing_ancestor, unwritable_reason
+from cobra_logger.logger_config import (CUSTOM_DATA, PARAMETER_BY_NAME, PROGRESS_TOPIC, RUNTIME_PARAMETERS,
+                                        bag_path_problem, parameters)
+from cobra_logger.recorder import HOUSEKEEPING_TOPICS, Recorder, existing_ancestor
 from cobra_logger.split_bag import BagExistsError, SplitBagWriter, UnknownMessageTypeError
 from cobra_logger.topic_qos import bag_qos, message_class, subscription_qos
 
-DEFAULT_TOPICS = [
-    'joint_commands', 'joint_states', 'imu/data', 'odom', 'ground_truth/odom', 'diagnostics',
-    'latch/state', 'contact/forces', '/rosout',
-]
 ROTATION_CHECK_PERIOD_S = 0.1
 BYTES_PER_MB = 1_000_000
-RETUNABLE = ('split_duration_s', 'split_size_mb')
 NAMESPACE_WILDCARD = '/*'  # a topics entry 'ns/*' records every topic below ns
-PROGRESS_TOPIC = 'logger/progress'  # rosgraph_msgs/Clock: newest progress_topic stamp written
 PROGRESS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 POLL_PERIOD_S = 0.001  # idle wait between two passes over the subscriptions
 EXECUTOR_PERIOD_S = 0.01  # timers and services; their own periods are >= 0.05 s
@@ -54,9 +51,7 @@ def declare_custom_data(node: Node) -> dict[str, str]:
 
     Declared by type, not by an empty default: rclpy would type `[]` as a byte array and then
     refuse every list of strings; unset (or `[]` given) is no custom_data."""
-    descriptor = describe(
-        "run provenance as 'key=value' strings, written into metadata.yaml's custom_data "
-        "(the bringup fills cobra.gait.*, cobra.class, cobra.git_rev, ...); keys unique", read_only=True)
+    descriptor = describe(CUSTOM_DATA.description, read_only=True)
     try:
         parameter = node.declare_parameter('custom_data', Parameter.Type.STRING_ARRAY, descriptor)
         entries = parameter.value
@@ -77,35 +72,10 @@ def declare_custom_data(node: Node) -> dict[str, str]:
 def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every logger parameter; StartupError when the bag cannot be written or a
     custom_data entry is not `key=value` (values['custom_data'] is the parsed map)."""
-    values = declare(node, {
-        'topics': (DEFAULT_TOPICS, describe(
-            'topics to record; relative names resolve in the node namespace; "ns/*" takes every '
-            'topic below ns. /clock is not recorded unless listed here', read_only=True)),
-        'bag_path': (default_bag_path(), describe(
-            'bag directory to create (must not exist); default bags/cobra_<UTC time>', read_only=True)),
-        'split_duration_s': (5.0, describe(
-            'close the open file after this long [s] (wall clock); bounds the loss on SIGKILL',
-            float_range=(0.1, 3600.0))),
-        'split_size_mb': (64.0, describe(
-            'close the open file once it holds this much message data [MB = 1e6 bytes]',
-            float_range=(0.1, 100_000.0))),
-        'discovery_period_s': (1.0, describe(
-            'how often the graph is searched for configured topics not yet subscribed [s]',
-            read_only=True, float_range=(0.05, 60.0))),
-        'progress_topic': ('joint_states', describe(
-            f'recorded topic whose newest header stamp is published on {PROGRESS_TOPIC} '
-            '(a lockstepped sim waits for it); empty = no progress', read_only=True)),
-    })
+    values = declare_table(node, parameters(), RUNTIME_PARAMETERS)
     values['custom_data'] = declare_custom_data(node)
-    if not values['bag_path']:
-        raise StartupError('bag_path is empty: set bag_path:=<new directory> or leave it unset')
-    reason = unwritable_reason(Path(values['bag_path']))
-    if reason:
-        raise StartupError(f"bag_path {values['bag_path']} cannot be created: {reason} "
-                           '(set bag_path:=<new directory in a writable place>)')
-    if Path(values['bag_path']).exists():
-        raise StartupError(f"bag path {values['bag_path']} exists already; choose a new bag path or "
-                           'move the old bag away (set bag_path:=<new directory>)')
+    if (problem := bag_path_problem(values['bag_path'])) is not None:
+        raise StartupError(problem)
     return values
 
 
@@ -155,10 +125,7 @@ class LoggerNode(Node):
         return sum(self._writer.message_counts.values())
 
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
-        for parameter in parameters:
-            if parameter.name in RETUNABLE and not parameter.value > 0:
-                return SetParametersResult(successful=False, reason=f'{parameter.name} must be > 0')
-        return SetParametersResult(successful=True)
+        return validate_update(PARAMETER_BY_NAME, parameters)
 
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         for parameter in parameters:
