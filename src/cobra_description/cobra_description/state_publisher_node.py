@@ -29,8 +29,10 @@ from std_msgs.msg import String
 
 from cobra_common.cdr import joint_state_names, leading_stamp_ns
 from cobra_common.frames import frame_prefix_problem
-from cobra_common.ros_entry import StartupError, declare, describe, run_node, spin_node
+from cobra_common.node_runtime import declare_table, validate_update
+from cobra_common.ros_entry import StartupError, run_node, spin_node
 from cobra_description.robot_model import RobotModelError, load_robot_model
+from cobra_description.state_publisher_config import PARAMETER_BY_NAME, PARAMETERS, RUNTIME_PARAMETERS
 from cobra_description.tf_tree import FrameTransform, StampThrottle, TfTree
 
 try:
@@ -51,23 +53,7 @@ TF2_MSGS_MISSING = ('tf2_msgs is not installed (PyPI has no wheel for it): run s
 
 def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every parameter of the state publisher; refuse a bad URDF or frame prefix."""
-    p = declare(node, {
-        'urdf_path': ('', describe("robot URDF; '' = the installed COBRA (cobra_description)",
-                                   read_only=True)),
-        'frame_prefix': ('', describe(
-            "prefix of every frame id this node publishes ('cobra/' -> cobra/base_link, "
-            "cobra/odom), as the sim and odometry nodes; '' = none", read_only=True)),
-        'publish_period_s': (0.02, describe(
-            '/tf messages of one source (joint_states with one joint set, odom) at most one per '
-            'this slot of header stamps [s] (0.02 = 50 Hz); 0 = every message',
-            float_range=(0.0, 10.0))),
-        'publish_odom_transform': (True, describe(
-            'publish odom -> base_link on /tf from the odom topic (off when another node does)',
-            read_only=True)),
-        'publish_robot_model': (True, describe(
-            'publish robot_description, /tf_static and the joints on /tf (off where '
-            'robot_state_publisher does it, leaving this node the odom transform)', read_only=True)),
-    })
+    p = declare_table(node, PARAMETERS, RUNTIME_PARAMETERS)
     if not p['publish_odom_transform'] and not p['publish_robot_model']:
         raise StartupError('publish_odom_transform:=false and publish_robot_model:=false leave the '
                            'state publisher nothing to do: set one of them to true, or do not start it')
@@ -102,6 +88,7 @@ class StatePublisherNode(Node):
         model = load_robot_model(p['urdf_path'] or None)
         self._tree = TfTree(model, p['frame_prefix'])
         self._throttle = StampThrottle(p['publish_period_s'])
+        self.add_on_set_parameters_callback(lambda parameters: validate_update(PARAMETER_BY_NAME, parameters))
         self.add_post_set_parameters_callback(self._apply_parameters)
 
         self._tf_pub = self.create_publisher(TFMessage, TF_TOPIC, TF_QOS)

@@ -36,9 +36,10 @@ from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_prof
 from rclpy.task import Future
 
 from cobra_common.frames import frame_prefix_problem
-from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.node_runtime import declare_table
+from cobra_common.ros_entry import StartupError, run_node
 from cobra_description.robot_model import RobotModelError, load_robot_model
-from cobra_gaits.predictor.contact import DEFAULT_CONTACT_BAND_M
+from cobra_gaits.path_forecast_config import PARAMETERS, RUNTIME_PARAMETERS
 from cobra_gaits.predictor.curve import PredictorError
 from cobra_gaits.predictor.gait_path import BodyModel, BodyPath, forecast_body_path, place_body_path
 from cobra_gaits.presets import CSV_GAIT, LTS_GAIT
@@ -52,27 +53,9 @@ POLL_PERIOD_S = 0.5  # how often to look for the gait node's parameter services 
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every path_forecast parameter; StartupError for a bad frame prefix."""
-    values = declare(node, {
-        'gait_node': ('gait_node', describe(
-            "the gait node whose parameters are forecast (relative names resolve in this node's namespace)",
-            read_only=True)),
-        'cycles': (3, describe('gait cycles forecast', read_only=True, int_range=(1, 20))),
-        'steps_per_cycle': (50, describe('predictor shapes per gait cycle (poses per cycle in the path)',
-                                         read_only=True, int_range=(8, 200))),
-        'epsilon': (1.0, describe('anisotropy eps of the predictor (1 = isotropic friction, rigid ground; '
-                                  'fit one from a bag with cobra_gaits.predictor.calibrate_bag)',
-                                  read_only=True, float_range=(1e-3, 1.0))),
-        'contact_band_m': (DEFAULT_CONTACT_BAND_M, describe(
-            'a module within this height of the support plane touches the ground [m]',
-            read_only=True, float_range=(1e-3, 0.1))),
-        'republish_period_s': (2.0, describe(
-            'republish from the current odom pose this often [s]; 0 = only when the gait changes',
-            read_only=True, float_range=(0.0, 60.0))),
-        'urdf_path': ('', describe('robot URDF; empty = installed cobra_description', read_only=True)),
-        'frame_prefix': ('', describe("prefix of the path's frame id (as the sim's / odometry's)",
-                                      read_only=True)),
-    })
+    """Declare every path_forecast parameter (path_forecast_config.PARAMETERS); StartupError for a
+    bad frame prefix."""
+    values = declare_table(node, PARAMETERS, RUNTIME_PARAMETERS)
     if (problem := frame_prefix_problem(values['frame_prefix'])) is not None:
         raise StartupError(problem)
     return values
