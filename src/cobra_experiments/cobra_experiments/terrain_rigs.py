@@ -255,6 +255,7 @@ class HoldTrace:
     normal_load_n: float            # soil's vertical force when released
     contact_area_m2: float          # loaded nodes x Δ² when released
     side_load_n: float
+    sinkage_m: float = 0.0          # of the link's lowest line below the soil level when released
 
     @property
     def final_displacement_m(self) -> float:
@@ -292,6 +293,7 @@ def run_link_hold(params: ScmParams, side_load_fraction: float = 0.0, tilt_deg: 
         position[0, 2] += DT_S * velocity[0, 2]
     normal_n = float(force[0, 2])
     area = float(terrain.contact_nodes_per_body[0]) * spacing * spacing
+    sinkage_at_release = params.grid.reference_level_m - (position[0, 2] - LINK_RADIUS_M)
     tan_phi = math.tan(math.radians(params.soil.mohr_friction_deg))
     side_load = side_load_fraction * normal_n * tan_phi
     tilt = math.radians(tilt_deg)
@@ -311,7 +313,7 @@ def run_link_hold(params: ScmParams, side_load_fraction: float = 0.0, tilt_deg: 
         time[k] = (k + 1) * DT_S
         displacement[k] = (position[0, :2] - start) @ direction[:2]
     applied = side_load + LINK_MASS_KG * G_M_S2 * math.sin(tilt)
-    return HoldTrace(time, displacement, normal_n, area, applied)
+    return HoldTrace(time, displacement, normal_n, area, applied, sinkage_at_release)
 
 
 def run_link_drag_across(params: ScmParams, speed_m_s: float = 0.01, distance_m: float = 0.10) -> tuple[float, float]:

@@ -117,6 +117,20 @@ def plate_drag_fraction(travel_m: float, length_m: float, k_m: float) -> float:
     return (length_m - travel_m) / length_m * mobilised + (travel_m - k_m * mobilised) / length_m
 
 
+def plate_rest_displacement_m(load_fraction: float, length_m: float, k_m: float) -> float:
+    """Where a contact of length L along the load (uniform pressure) comes to rest under F = f F_max:
+    the travel s at which `plate_drag_fraction(s, L, k)` reaches f (soil met at the leading edge is
+    unsheared, so a short contact travels beyond j*); needs s <= L."""
+    if not 0 <= load_fraction < 1:
+        raise TerramechanicsError(f'load fraction {load_fraction}: must be in [0, 1)')
+    if load_fraction == 0:
+        return 0.0
+    if plate_drag_fraction(length_m, length_m, k_m) < load_fraction:
+        raise TerramechanicsError(f'load fraction {load_fraction}: a {length_m} m contact does not hold it within its '
+                                  f'own length (the closed form covers travel up to L)')
+    return brentq(lambda s: plate_drag_fraction(s, length_m, k_m) - load_fraction, 0.0, length_m, xtol=1e-12)
+
+
 # ------------------------------------------------------------------------- rigid wheel, Bekker
 
 def bekker_wheel_sinkage_m(soil: BekkerSoil, load_n: float, radius_m: float, width_m: float,

@@ -41,6 +41,7 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
     assert sum('rest displacement' in c for c in holds) == 9
     assert sum(c.endswith('creep over the last 1 s') for c in holds) == 10
     assert any('tilted 5° across' in c for c in holds) and any('tilted 5° along' in c for c in holds)
+    assert sum(c.startswith('grid refinement') for c in holds) == 2
     for soil in ('loose_sand', 'lete_sand', 'clayey_soil'):
         checks = [row['check'] for row in _rows(report, f'single wheel on {soil}')]
         assert checks[:3] == ['at rest, pressed in by W', 'rolling at slip 0: Bekker static sinkage',
@@ -48,6 +49,9 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
         assert any(c.startswith('rolling sinkage, slip -0.2..0.7') for c in checks)
         assert 'drawbar pull, slip 0.1..0.6' in checks and 'zero-drawbar-pull slip' in checks
         assert any(c.startswith('driving torque') for c in checks)
+        suffix = validate_terrain.SURFACE_NORMAL_SUFFIX
+        assert {f'drawbar pull, slip 0.1..0.6{suffix}', f'zero-drawbar-pull slip{suffix}'} <= set(checks)
+        assert any(c.startswith('load Wong-Reece carries at SCM') for c in checks)
         assert all('b = ' in row['reference'] for row in _rows(report, f'single wheel on {soil}'))   # says which b
     assert len(_rows(report, 'compliant ground')) == 2
     for row in report['rows']:
@@ -109,3 +113,17 @@ def test_an_out_path_that_is_a_file_exits_2(tmp_path: Path, capsys) -> None:
     target.write_text('x')
     assert validate_terrain.main(['--quick', '--out', str(target)]) == 2
     assert 'is a file' in capsys.readouterr().err
+
+
+def test_pressure_along_the_surface_normal_turns_compaction_into_drawbar_resistance(quick_run) -> None:
+    """The option (cobra_soil numerics.pressure_direction = surface_normal) keeps the vertical forces, so
+    the wheel sinks exactly as with Chrono's vertical pressure; the rut's compaction resistance then
+    pulls the wheel back (lower drawbar pull at every slip) instead of loading the driving torque."""
+    _, _, report, _ = quick_run
+    for soil in ('loose_sand', 'lete_sand', 'clayey_soil'):
+        wheel = report['data'][f'wheel_{soil}']
+        assert wheel['surface_normal_sinkage_difference_m'] < 1e-6
+        for vertical, normal in zip(wheel['scm_drawbar_pull_n'], wheel['scm_surface_normal_drawbar_pull_n']):
+            assert normal < vertical - 0.05 * wheel['load_n'] * 0.1
+        for vertical, normal in zip(wheel['scm_torque_nm'], wheel['scm_surface_normal_torque_nm']):
+            assert normal < vertical

@@ -10,6 +10,7 @@ allowed range, before any terrain is built.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,9 @@ class BulldozingParams:
                        erosion_propagations=int(self.erosion_propagations))
 
 
+PRESSURE_DIRECTIONS = ('surface_normal', 'vertical')
+
+
 @dataclass(frozen=True)
 class ScmNumerics:
     """Ray window and regularisations (Chrono: rays from 0.4 m below to 0.1 m above the level)."""
@@ -153,6 +157,19 @@ class ScmNumerics:
     # step that doubles copies the stored nodes once). Reserve the area a run will disturb to
     # keep every step's cost flat.
     reserved_area_m2: float = 1.0
+    # Direction of each node's normal stress (see README, "Which way the pressure pushes"):
+    # 'vertical' (default) is Chrono's SCMTerrain; 'surface_normal' (ours) pushes along the body's
+    # inward surface normal at the ray hit on the surface area the node's cell covers there
+    # (vertical part = Chrono's; horizontal part at most tan(max_pressure_tilt_deg) x vertical).
+    pressure_direction: str = 'vertical'
+    max_pressure_tilt_deg: float = 60.0
+
+    @property
+    def pressure_tilt_tan(self) -> float:
+        """Largest horizontal/vertical ratio of a node's pressure force (0: vertical, Chrono)."""
+        if self.pressure_direction == 'vertical':
+            return 0.0
+        return math.tan(math.radians(self.max_pressure_tilt_deg))
 
     def validated(self, source: str = CODE_SOURCE) -> ScmNumerics:
         _check_range(source, 'ray_window_up_m', self.ray_window_up_m, 0.0, 10.0, low_open=True)
@@ -167,6 +184,10 @@ class ScmNumerics:
                         f'below 4/3 - 2 stick_damping_fraction = {4.0 / 3.0 - 2.0 * self.stick_damping_fraction:.4g} '
                         '(else the explicitly integrated stick spring rings on a rolling body)')
         _check_range(source, 'reserved_area_m2', self.reserved_area_m2, 0.0, 1e6)
+        if self.pressure_direction not in PRESSURE_DIRECTIONS:
+            raise _fail(source, 'pressure_direction', self.pressure_direction,
+                        f"one of {', '.join(repr(d) for d in PRESSURE_DIRECTIONS)}")
+        _check_range(source, 'max_pressure_tilt_deg', self.max_pressure_tilt_deg, 0.0, 85.0, low_open=True)
         if not isinstance(self.reset_shear_on_release, bool):
             raise _fail(source, 'reset_shear_on_release', self.reset_shear_on_release, 'true or false')
         return self

@@ -109,6 +109,51 @@ def lowest_entry_z(kind: int, size: np.ndarray, center: np.ndarray, rotation: np
 
 
 @njit(cache=True)
+def surface_normal_in(kind: int, size: np.ndarray, center: np.ndarray, rotation: np.ndarray, x: float, y: float,
+                      z: float) -> tuple[float, float, float]:
+    """Unit inward normal (world) of the shape's surface at the surface point (x, y, z): the
+    direction in which soil pressure pushes the body there (a wheel's rim: towards the axle)."""
+    wx = x - center[0]
+    wy = y - center[1]
+    wz = z - center[2]
+    px = rotation[0, 0] * wx + rotation[1, 0] * wy + rotation[2, 0] * wz   # shape frame
+    py = rotation[0, 1] * wx + rotation[1, 1] * wy + rotation[2, 1] * wz
+    pz = rotation[0, 2] * wx + rotation[1, 2] * wy + rotation[2, 2] * wz
+    nx = 0.0
+    ny = 0.0
+    nz = 0.0
+    if kind == SPHERE:
+        nx, ny, nz = px, py, pz
+    elif kind == BOX:   # the face the point lies on: the axis where it is closest to the half size
+        best = -np.inf
+        for axis in range(3):
+            p = px if axis == 0 else (py if axis == 1 else pz)
+            gap = abs(p) - size[axis]
+            if gap > best:
+                best = gap
+                nx = p if axis == 0 else 0.0
+                ny = p if axis == 1 else 0.0
+                nz = p if axis == 2 else 0.0
+    elif kind == CAPSULE:
+        nx, ny, nz = px, py, pz - min(max(pz, -size[1]), size[1])
+    else:   # cylinder: side or end cap, whichever surface the point is nearer to
+        radial = math.sqrt(px * px + py * py)
+        if abs(radial - size[0]) <= abs(abs(pz) - size[1]):
+            nx, ny = px, py
+        else:
+            nz = pz
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if length == 0.0:
+        return 0.0, 0.0, 1.0
+    nx /= -length
+    ny /= -length
+    nz /= -length
+    return (rotation[0, 0] * nx + rotation[0, 1] * ny + rotation[0, 2] * nz,
+            rotation[1, 0] * nx + rotation[1, 1] * ny + rotation[1, 2] * nz,
+            rotation[2, 0] * nx + rotation[2, 1] * ny + rotation[2, 2] * nz)
+
+
+@njit(cache=True)
 def shape_half_extent(kind: int, size: np.ndarray, rotation: np.ndarray, axis: int) -> float:
     """Half width of the shape's world AABB along world axis `axis`."""
     if kind == SPHERE:
@@ -224,14 +269,15 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
               body_start: np.ndarray, aabb: np.ndarray, min_x: float, min_y: float, spacing: float,
               reference_level: float, max_level: float, window_up: float, window_down: float,
               tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
-              hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
-              hit_j: np.ndarray, counters: np.ndarray, row_cull: bool = True) -> int:
+              hash_z: np.ndarray, hash_body: np.ndarray, hash_shape: np.ndarray, hit_slots: np.ndarray,
+              hit_i: np.ndarray, hit_j: np.ndarray, counters: np.ndarray, row_cull: bool = True) -> int:
     """Collect this step's loaded nodes in an open-addressing hash keyed by node index.
 
     A node is a hit when the lowest body surface over it lies inside Chrono's window around the
     current level and below the node's plastic surface (else the elastic trial is <= 0 and the
     node carries nothing); where bodies overlap, the lowest surface wins, as a ray from below
-    would report. counters: [0] hits of the previous call (slots to clear), [1] ray casts,
+    would report (`hash_shape`: the shape whose surface it is, for the surface normal).
+    counters: [0] hits of the previous call (slots to clear), [1] ray casts,
     [2] 1 + the first body beyond the nodes' index range (non-finite or farther than
     MAX_NODE_INDEX - 1024 spacings; then nothing is cast and 0 returned), 0 if none,
     [3:7] least and largest i, least and largest j of the hits.
@@ -308,8 +354,12 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                 rays += 1
                 y = min_y + j * spacing
                 z_hit = NO_HIT
+                hit_shape = -1
                 for s in range(body_start[b], body_start[b + 1]):
-                    z_hit = min(z_hit, lowest_entry_z(kind[s], size[s], center[s], rotation[s], x, y))
+                    z_shape = lowest_entry_z(kind[s], size[s], center[s], rotation[s], x, y)
+                    if z_shape < z_hit:
+                        z_hit = z_shape
+                        hit_shape = s
                 if not (z_hit < plastic_surface and z_hit >= level - window_down and z_hit <= level + window_up):
                     continue
                 key = node_key(i, j)
@@ -319,6 +369,7 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                         hash_key[h] = key
                         hash_z[h] = z_hit
                         hash_body[h] = b
+                        hash_shape[h] = hit_shape
                         hit_slots[n_hits] = h
                         hit_i[n_hits] = i
                         hit_j[n_hits] = j
@@ -332,6 +383,7 @@ def cast_rays(kind: np.ndarray, size: np.ndarray, center: np.ndarray, rotation: 
                         if z_hit < hash_z[h]:
                             hash_z[h] = z_hit
                             hash_body[h] = b
+                            hash_shape[h] = hit_shape
                         break
                     h = (h + 1) & mask
     counters[0] = n_hits

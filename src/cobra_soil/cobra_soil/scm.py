@@ -42,7 +42,7 @@ from .heightfield import (F_LEVEL, F_LEVEL_INITIAL, F_SHEAR, F_SIGMA, F_SIGMA_YI
                           MAX_NODE_INDEX, TILE_NODES, TILE_SHIFT, HeightField, allocate_tiles_around, node_key,
                           node_slot)
 from .params import ScmParams
-from .raycast import body_aabbs, cast_rays, hash_find, world_shape_poses
+from .raycast import body_aabbs, cast_rays, hash_find, surface_normal_in, world_shape_poses
 from .shapes import BodyGeometry, check_body_state, pack_shapes
 
 _DI = (1, -1, 0, 0)
@@ -171,7 +171,9 @@ def contact_patches(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots
 
 @njit(cache=True)
 def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray, hash_z: np.ndarray,
-                hash_body: np.ndarray, patch_of_hit: np.ndarray, patch_inv_b: np.ndarray, min_x: float,
+                hash_body: np.ndarray, hash_shape: np.ndarray, kind: np.ndarray, size: np.ndarray,
+                shape_center: np.ndarray, shape_rotation: np.ndarray, pressure_tilt_tan: float,
+                patch_of_hit: np.ndarray, patch_inv_b: np.ndarray, min_x: float,
                 min_y: float, spacing: float, tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray,
                 node_i: np.ndarray, step: int, prev_rows: np.ndarray, n_prev: int, loaded_rows: np.ndarray,
                 body_position: np.ndarray, body_velocity: np.ndarray, body_omega: np.ndarray, kphi: float,
@@ -181,6 +183,13 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
                 out_nodes: np.ndarray, out_max_sinkage: np.ndarray, out_stick_stiffness: np.ndarray,
                 out_stick_damping: np.ndarray) -> None:
     """Per loaded node: sinkage, elastic/plastic pressure, damping, Janosi shear; sum per body.
+
+    Pressure direction: with `pressure_tilt_tan` = 0 the node pushes vertically with σ Δ² (Chrono).
+    Otherwise it pushes along the body's inward surface normal m at the hit, on the surface area
+    the node's cell covers there, Δ² / m_z: force σ Δ² (m_x/m_z, m_y/m_z, 1), so the vertical part
+    is Chrono's and the horizontal part is the stress's own (a rim's compaction resistance, a rut
+    wall holding a link), its ratio to the vertical bounded by `pressure_tilt_tan` (a wall steeper
+    than that carries no Bekker pressure: the law is a plate's).
 
     Shear (second pass) is elastic-plastic per node: the node keeps the shear stress vector it
     exerts on its body; each step it changes by -k_t v_t dt (a stick spring on the slip of this
@@ -241,9 +250,24 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
         # Janosi strength of the node (the shear stress it can hold now)
         tau = (cohesion + sigma * tan_phi) * (1.0 - math.exp(-node_f[s, F_SHEAR] / janosi_k))
         fz = sigma * node_area
+        fx = 0.0
+        fy = 0.0
+        if pressure_tilt_tan > 0.0 and fz > 0.0:
+            shape = hash_shape[h]
+            mx, my, mz = surface_normal_in(kind[shape], size[shape], shape_center[shape], shape_rotation[shape],
+                                           x, y, z_hit)
+            horizontal = math.sqrt(mx * mx + my * my)
+            if horizontal > 0.0:
+                ratio = horizontal / mz if mz > 0.0 else np.inf
+                ratio = min(ratio, pressure_tilt_tan) * fz / horizontal
+                fx = mx * ratio
+                fy = my * ratio
+                out_force[b, 0] += fx
+                out_force[b, 1] += fy
         out_force[b, 2] += fz
-        out_torque[b, 0] += ry * fz
-        out_torque[b, 1] -= rx * fz
+        out_torque[b, 0] += ry * fz - rz * fy
+        out_torque[b, 1] += rz * fx - rx * fz
+        out_torque[b, 2] += rx * fy - ry * fx
         out_nodes[b] += 1
         out_max_sinkage[b] = max(out_max_sinkage[b], sinkage)
         node_f[s, F_SIGMA] = sigma
@@ -302,7 +326,7 @@ def soil_forces(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np
 # Scalars handed to the fused kernels in one array each (a numba call costs ~0.14 µs per argument).
 G_MIN_X, G_MIN_Y, G_SPACING, G_REFERENCE, G_MAX_LEVEL, G_WINDOW_UP, G_WINDOW_DOWN, G_MARGIN = range(8)
 (S_KPHI, S_KC, S_N, S_COHESION, S_TAN_PHI, S_JANOSI_K, S_ELASTIC_K, S_DAMPING_R, S_STICK_STIFFNESS,
- S_STICK_DAMPING) = range(10)
+ S_STICK_DAMPING, S_PRESSURE_TILT_TAN) = range(11)
 
 
 @njit(cache=True)
@@ -310,21 +334,23 @@ def rays_phase(position: np.ndarray, rotation: np.ndarray, shape_position: np.nd
                kind: np.ndarray, size: np.ndarray, body_start: np.ndarray, grid: np.ndarray,
                shape_center_out: np.ndarray, shape_rotation_out: np.ndarray, aabb: np.ndarray,
                tile_dir: np.ndarray, tile_origin: np.ndarray, node_f: np.ndarray, hash_key: np.ndarray,
-               hash_z: np.ndarray, hash_body: np.ndarray, hit_slots: np.ndarray, hit_i: np.ndarray,
-               hit_j: np.ndarray, counters: np.ndarray) -> int:
+               hash_z: np.ndarray, hash_body: np.ndarray, hash_shape: np.ndarray, hit_slots: np.ndarray,
+               hit_i: np.ndarray, hit_j: np.ndarray, counters: np.ndarray) -> int:
     """Shape poses, body AABBs and the rays of one step in one call (see cast_rays for the result)."""
     world_shape_poses(position, rotation, shape_position, shape_rotation, body_start, shape_center_out,
                       shape_rotation_out)
     body_aabbs(kind, size, shape_center_out, shape_rotation_out, body_start, grid[G_MARGIN], aabb)
     return cast_rays(kind, size, shape_center_out, shape_rotation_out, body_start, aabb, grid[G_MIN_X],
                      grid[G_MIN_Y], grid[G_SPACING], grid[G_REFERENCE], grid[G_MAX_LEVEL], grid[G_WINDOW_UP],
-                     grid[G_WINDOW_DOWN], tile_dir, tile_origin, node_f, hash_key, hash_z, hash_body, hit_slots,
-                     hit_i, hit_j, counters)
+                     grid[G_WINDOW_DOWN], tile_dir, tile_origin, node_f, hash_key, hash_z, hash_body, hash_shape,
+                     hit_slots, hit_i, hit_j, counters)
 
 
 @njit(cache=True)
 def soil_phase(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.ndarray, hash_key: np.ndarray,
-               hash_hit: np.ndarray, hash_z: np.ndarray, hash_body: np.ndarray, patch_of_hit: np.ndarray,
+               hash_hit: np.ndarray, hash_z: np.ndarray, hash_body: np.ndarray, hash_shape: np.ndarray,
+               kind: np.ndarray, size: np.ndarray, shape_center: np.ndarray, shape_rotation: np.ndarray,
+               patch_of_hit: np.ndarray,
                patch_order: np.ndarray, patch_start: np.ndarray, patch_inv_b: np.ndarray, patch_area: np.ndarray,
                grid: np.ndarray, tile_dir: np.ndarray, tile_origin: np.ndarray, tiles_used: np.ndarray,
                tile_capacity: int, radius_nodes: int, node_f: np.ndarray, node_i: np.ndarray, step: int,
@@ -341,7 +367,8 @@ def soil_phase(n_hits: int, hit_i: np.ndarray, hit_j: np.ndarray, hit_slots: np.
         return shortfall, 0
     n_patches = contact_patches(n_hits, hit_i, hit_j, hit_slots, hash_key, hash_hit, grid[G_SPACING],
                                 patch_of_hit, patch_order, patch_start, patch_inv_b, patch_area)
-    soil_forces(n_hits, hit_i, hit_j, hit_slots, hash_z, hash_body, patch_of_hit, patch_inv_b, grid[G_MIN_X],
+    soil_forces(n_hits, hit_i, hit_j, hit_slots, hash_z, hash_body, hash_shape, kind, size, shape_center,
+                shape_rotation, soil[S_PRESSURE_TILT_TAN], patch_of_hit, patch_inv_b, grid[G_MIN_X],
                 grid[G_MIN_Y], grid[G_SPACING], tile_dir, tile_origin, node_f, node_i, step, prev_rows, n_prev,
                 loaded_rows, position, velocity, omega, soil[S_KPHI], soil[S_KC], soil[S_N], soil[S_COHESION],
                 soil[S_TAN_PHI], soil[S_JANOSI_K], soil[S_ELASTIC_K], soil[S_DAMPING_R], dt, body_mass,
@@ -434,7 +461,8 @@ class ScmTerrain:
         self._soil_scalars = np.array([soil.bekker_kphi_pa_m_n, soil.bekker_kc_pa_m_n1, soil.bekker_n,
                                        soil.mohr_cohesion_pa, math.tan(math.radians(soil.mohr_friction_deg)),
                                        soil.janosi_shear_m, soil.elastic_k_pa_m, soil.damping_r_pa_s_m,
-                                       numerics.stick_stiffness_fraction, numerics.stick_damping_fraction])
+                                       numerics.stick_stiffness_fraction, numerics.stick_damping_fraction,
+                                       numerics.pressure_tilt_tan])
         self._reset_shear = numerics.reset_shear_on_release
         bulldozing = self.params.bulldozing
         # nodes bulldozing may touch around a loaded one (rim + rings + their neighbours): allocated up front
@@ -446,6 +474,7 @@ class ScmTerrain:
         self._hash_key = np.full(capacity, -1, dtype=np.int64)
         self._hash_z = np.zeros(capacity)
         self._hash_body = np.zeros(capacity, dtype=np.int64)
+        self._hash_shape = np.zeros(capacity, dtype=np.int64)
         self._hash_hit = np.zeros(capacity, dtype=np.int64)
         self._hit_slots = np.zeros(capacity, dtype=np.int64)
         self._hit_i = np.zeros(capacity, dtype=np.int64)
@@ -494,7 +523,8 @@ class ScmTerrain:
             n_hits = rays_phase(pos, rot, shapes.position_m, shapes.rotation, shapes.kind, shapes.size_m,
                                 shapes.body_start, grid, self._shape_center, self._shape_rotation, self._aabb,
                                 field.tile_dir, field.tile_origin, field.node_f, self._hash_key, self._hash_z,
-                                self._hash_body, self._hit_slots, self._hit_i, self._hit_j, counters)
+                                self._hash_body, self._hash_shape, self._hit_slots, self._hit_i, self._hit_j,
+                                counters)
             if counters[2]:
                 self._refuse_unreachable(int(counters[2]) - 1, pos)
             if n_hits >= 0:
@@ -508,7 +538,8 @@ class ScmTerrain:
         while True:
             shortfall, n_patches = soil_phase(
                 n_hits, self._hit_i, self._hit_j, self._hit_slots, self._hash_key, self._hash_hit, self._hash_z,
-                self._hash_body, self._patch_of_hit, self._patch_order, self._patch_start, self._patch_inv_b,
+                self._hash_body, self._hash_shape, shapes.kind, shapes.size_m, self._shape_center,
+                self._shape_rotation, self._patch_of_hit, self._patch_order, self._patch_start, self._patch_inv_b,
                 self._patch_area, grid, field.tile_dir, field.tile_origin, field.tiles_used, field.tile_capacity,
                 radius, field.node_f, field.node_i, self._step_index, self._prev_rows, self._n_prev,
                 self._loaded_rows, pos, vel, omega, self._soil_scalars, dt_s, shapes.mass_kg, self._reset_shear,

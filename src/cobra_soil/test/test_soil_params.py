@@ -68,6 +68,8 @@ def test_elastic_stiffness_is_clamped_to_kphi_as_chrono_does(tmp_path: Path) -> 
     ('numerics', 'stick_stiffness_fraction', 0.0, '(0.0, 1.0]'),
     ('numerics', 'stick_damping_fraction', 0.7, '[0.0, 0.6666666666666666)'),
     ('numerics', 'stick_stiffness_fraction', 0.9, 'below 4/3 - 2 stick_damping_fraction = 0.8333'),
+    ('numerics', 'pressure_direction', 'radial', "one of 'surface_normal', 'vertical'"),
+    ('numerics', 'max_pressure_tilt_deg', 90.0, '(0.0, 85.0]'),
 ])
 def test_bad_value_names_parameter_file_and_range(tmp_path: Path, section: str, key: str, value: object,
                                                   range_text: str) -> None:

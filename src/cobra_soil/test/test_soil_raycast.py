@@ -159,7 +159,7 @@ def test_row_culling_finds_exactly_the_hits_of_the_full_active_box() -> None:
         args = (terrain.shapes.kind, terrain.shapes.size_m, terrain._shape_center, terrain._shape_rotation,
                 terrain.shapes.body_start, terrain._aabb, terrain.min_x_m, terrain.min_y_m, 0.02, 0.0,
                 terrain.max_level_m, 0.1, 0.4, field.tile_dir, field.tile_origin, field.node_f, terrain._hash_key,
-                terrain._hash_z, terrain._hash_body, terrain._hit_slots, terrain._hit_i, terrain._hit_j,
+                terrain._hash_z, terrain._hash_body, terrain._hash_shape, terrain._hit_slots, terrain._hit_i, terrain._hit_j,
                 terrain._counters)
         raycast.world_shape_poses(positions, rotations, terrain.shapes.position_m, terrain.shapes.rotation,
                                   terrain.shapes.body_start, terrain._shape_center, terrain._shape_rotation)
