@@ -64,8 +64,7 @@ def declare_parameters(node: Node) -> dict[str, Any]:
 class OdometryNode(Node):
     def __init__(self) -> None:
         super().__init__('odometry')
-        p = declare_parameters(self)
-        self._p = p
+        self._p = p = declare_parameters(self)
         self._frame_prefix: str = p['frame_prefix']
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -91,19 +90,17 @@ class OdometryNode(Node):
     # ------------------------------------------------------------------ parameters
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         result = validate_update(PARAMETER_BY_NAME, parameters)
-        problem = update_problem(self._p, {parameter.name: parameter.value for parameter in parameters})
-        return result if not result.successful or problem is None else SetParametersResult(successful=False,
-                                                                                         reason=problem)
+        if result.successful and (problem := update_problem(self._p, {p.name: p.value for p in parameters})):
+            return SetParametersResult(successful=False, reason=problem)
+        return result
 
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         changes = {p.name: p.value for p in parameters if p.name in ESTIMATOR_PARAMETERS}
-        for parameter in parameters:
-            self._p[parameter.name] = parameter.value
-        if changes:
-            self.slam.retune(changes)
+        self._p.update({p.name: p.value for p in parameters})
         if self.camera is not None:
             self.camera.reconnect.policy = reconnect_policy(self._p)
         if changes:
+            self.slam.retune(changes)
             self.get_logger().info(f'odom estimator retuned: {changes}')
 
     # ------------------------------------------------------------------ events

@@ -77,7 +77,8 @@ def camera_report(camera: CameraLink, rates: Mapping[str, float], device: str) -
 
 def slam_report(problems: list[str], values: Mapping[str, str], odom_rate_hz: float) -> StatusReport:
     """SLAM tracking: WARN with the problems joined, else OK 'tracking'."""
-    return StatusReport(SLAM_STATUS_NAME, WARN if problems else OK, ('; '.join(problems) or 'tracking')[:MESSAGE_LENGTH],
+    message = ('; '.join(problems) or 'tracking')[:MESSAGE_LENGTH]
+    return StatusReport(SLAM_STATUS_NAME, WARN if problems else OK, message,
                         {**values, 'odom_rate_hz': f'{odom_rate_hz:.1f}'})
 
 

@@ -279,7 +279,8 @@ def test_declare_parameters_on_a_bare_node(ros_env) -> None:
     for overrides, expected in [(('retry_initial_s:=5.0', 'retry_max_s:=2.0'), 'retry_max_s (2.0) must be >= retry_initial_s'),
                                 (('frame_prefix:=cobra',), "frame_prefix:='cobra' is not a frame prefix"),
                                 (('pose_source:=bag',), "'pose_source' = 'bag' is invalid: must be one of"),
-                                (('max_twist_gap_s:=0.0',), "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0, 1000000.0]"),
+                                (('max_twist_gap_s:=0.0',),
+                                 "'max_twist_gap_s' = 0.0 is invalid: must be a number in (0.0, 1000000.0]"),
                                 (('gyro_fps:=100',), "'gyro_fps' = 100 is invalid: must be one of [200, 400]")]:
         with pytest.raises(StartupError, match=re.escape(expected)):
             declared(*overrides)

@@ -74,6 +74,7 @@ def test_stream_config_takes_the_camera_parameters() -> None:
 
 
 def test_pose_source_text_names_the_source() -> None:
-    assert pose_source_text(VALID) == 'odom from topic slam/pose (PoseStamped); SLAM pose frame camera_link (optical axes)'
+    assert pose_source_text(VALID) == ('odom from topic slam/pose (PoseStamped); '
+                                       'SLAM pose frame camera_link (optical axes)')
     text = pose_source_text({**VALID, 'pose_source': 'file', 'trajectory_file': 'a.txt', 'pose_frame_optical': False})
     assert text == 'odom from file a.txt (tum, follow); SLAM pose frame camera_link'
