@@ -7,7 +7,8 @@ Sliding test: the loop is set free at rest on its flat head–tail side on the 2
 at one angle: it slides if its effective friction is below tan 24° = 0.445). The effective friction
 is read two ways: from the contact force, μ_F = −F_x / F_z over the sliding samples (bed frame: x
 downslope, z normal; the grains' force on the body), and from the motion, μ_a = tan θ − a / (g cos θ)
-with a the least-squares acceleration of x(t). Rolling share: ω_y r / v (r the loop's rolling
+with a the least-squares acceleration of x(t); μ_F is also read over the first 0.15 s and after
+0.3 s with the mean sinkage there (the traction builds up as the shell digs in). Rolling share: ω_y r / v (r the loop's rolling
 radius; 1 = rolling without slip, 0 = pure sliding, < 0 turning backwards). Held spin: the same loop
 with ω_r = π/4 held (the DEM scenario's prescribed motion), its distance against the rigid
 reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5).
@@ -35,6 +36,7 @@ LOOP_BED = {'length_m': 0.6, 'width_m': 0.16, 'depth_m': 0.03, 'sphere_radius_m'
             'settle_time_s': 0.15, 'settle_max_time_s': 0.4}   # the LAMMPS test bed for the loop
 SLIDING_SPEED_M_S = 0.02      # samples faster than this along the slope count as sliding
 SETTLE_SKIP_S = 0.05          # the first samples after release: the bed yields under the new load
+WINDOWS_S = {'early': (0.0, 0.15), 'late': (0.3, math.inf)}   # traction read separately in these spans [s]
 
 
 class LoopFrictionError(ValueError):
@@ -65,6 +67,12 @@ def sliding_friction(trace: dict[str, np.ndarray], slope_deg: float, rolling_rad
     else:
         out['friction_from_force'] = float('nan')
         out['rolling_share'] = float('nan')
+    for key, (begin, end) in WINDOWS_S.items():   # how the traction builds up as the shell digs in
+        inside = (t >= begin) & (t < end) & (force[:, 2] > 0)
+        out[f'friction_{key}'] = (float(-force[inside, 0].sum() / force[inside, 2].sum()) if inside.sum() >= 3
+                                  else float('nan'))
+        out[f'sinkage_{key}_m'] = (float(np.mean(trace['sinkage_m'][inside])) if 'sinkage_m' in trace and inside.any()
+                                   else float('nan'))
     after = t >= SETTLE_SKIP_S
     if after.sum() >= 3 and x[-1] > 0.005:
         acceleration = 2.0 * float(np.polyfit(t[after], x[after], 2)[0])
@@ -151,14 +159,16 @@ def main(argv: list[str] | None = None) -> int:
                 traces[('rigid', motion)] = rigid
             figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
             figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m']
-                                         if abs(figures['rigid_distance_m']) > 1e-4 else float('nan'))
+                                         if abs(figures['rigid_distance_m']) > 1e-3 else float('nan'))   # rigid holds it
             rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, **figures})
     shape = loop_scenario(0.0, 'free', args.duration).body.shape
     print(f'{"shell":7} {"motion":10} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '
-          f'{"μ_F=-Fx/Fz":>10} {"μ_a":>6} {"ωr/v":>6}')
+          f'{"μ_F=-Fx/Fz":>10} {"μ_F<0.15s":>9} {"μ_F>0.3s":>8} {"sink mm":>8} {"μ_a":>6} {"ωr/v":>6}')
     for row in rows:
         print(f'{row["shell"]:7} {row["motion"]:10} {row["distance_m"]:>10.3f} {row["rigid_distance_m"]:>8.3f} '
               f'{row["ratio_to_rigid"]:>6.2f} {row["final_speed_m_s"]:>8.3f} {row["friction_from_force"]:>10.3f} '
+              f'{row["friction_early"]:>9.3f} {row["friction_late"]:>8.3f} '
+              f'{row["sinkage_early_m"] * 1e3:>3.1f}-{row["sinkage_late_m"] * 1e3:<4.1f} '
               f'{row["friction_from_motion"]:>6.3f} {row["rolling_share"]:>6.2f}')
     print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67')
     (out_dir / 'loop_friction.json').write_text(json.dumps(rows, indent=2))

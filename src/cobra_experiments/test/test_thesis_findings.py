@@ -70,6 +70,7 @@ def test_sliding_friction_from_force_and_motion() -> None:
              'contact_force_n': np.column_stack([-0.3 * fz, 0 * t, fz])}
     f = loop_friction.sliding_friction(trace, 24.0, 0.316)
     assert f['friction_from_force'] == pytest.approx(0.3)
+    assert f['friction_early'] == pytest.approx(0.3) and f['friction_late'] == pytest.approx(0.3)
     assert f['friction_from_motion'] == pytest.approx(0.3, abs=1e-6)
     assert f['rolling_share'] == pytest.approx(0.5)
     assert not f['holds']
