@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from cobra_dem.scenario import GRAVITY_M_S2, Scenario, load_scenario, scenario_from_dict
+from cobra_dem.body import BodyError
+from cobra_dem.scenario import GRAVITY_M_S2, Scenario, ScenarioError, scenario_from_dict
 
 LOOP_BED = {'length_m': 0.6, 'width_m': 0.16, 'depth_m': 0.03, 'sphere_radius_m': 0.005, 'clump_spacing_of_radius': 2.0,
             'settle_time_s': 0.15, 'settle_max_time_s': 0.4}   # the LAMMPS test bed for the loop
@@ -43,9 +44,9 @@ class LoopFrictionError(ValueError):
     """Input that cannot give a measurement (exit 2)."""
 
 
-def loop_scenario(edge_height_m: float, motion: str, duration_s: float) -> Scenario:
+def loop_scenario(edge_height_m: float, motion: str, duration_s: float, bed_width_m: float = 0.16) -> Scenario:
     """The latched COBRA loop on the loop test bed, 24°, the thesis §21 materials."""
-    return scenario_from_dict({'bed': LOOP_BED, 'slope_deg': 24.0, 'duration_s': duration_s,
+    return scenario_from_dict({'bed': dict(LOOP_BED, width_m=bed_width_m), 'slope_deg': 24.0, 'duration_s': duration_s,
                                'body': {'kind': 'cobra_loop', 'motion': motion, 'start_x_m': 0.3,
                                         'settle_time_s': 0.1, 'module_edge_height_m': edge_height_m}}).validate()
 
@@ -136,10 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--edge-height', type=float, default=0.008,
                         help='module edge height proud of the shell [m] (our choice)')
     parser.add_argument('--duration', type=float, default=0.5, help='simulated time per run [s]')
+    parser.add_argument('--bed-width', type=float, default=0.16,
+                        help='bed width [m] (> the loop width + 2 clumps: 0.18 for edges above 10 mm)')
     args = parser.parse_args(argv)
     if not args.duration > 0 or not args.edge_height > 0:
         print(f'loop_friction: error: --duration {args.duration} / --edge-height {args.edge_height}: give values > 0',
               file=sys.stderr)
+        return 2
+    try:      # every scenario checked before anything is written (a bed too narrow for the edges)
+        for height in (0.0, args.edge_height):
+            loop_scenario(height, 'free', args.duration, args.bed_width).body.shape
+    except (ScenarioError, BodyError) as error:
+        print(f'loop_friction: error: {error}', file=sys.stderr)
         return 2
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -149,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
         for motion in ('free', 'prescribed'):
-            scenario = loop_scenario(height, motion, args.duration)
+            scenario = loop_scenario(height, motion, args.duration, args.bed_width)
             trace = run_or_load(scenario, out_dir / f'{shell}_{motion}')
             traces[(shell, motion)] = trace
             figures = sliding_friction(trace, scenario.slope_deg, scenario.body.shape.rolling_radius_m)

@@ -117,4 +117,5 @@ def test_bad_input_exits_2(tmp_path) -> None:
     assert tumble_compare.main(['--dem-run', str(tmp_path / 'none'), '--out', str(tmp_path / 'b')]) == 2
     assert loop_friction.main(['--edge-height', '0', '--out', str(tmp_path / 'c')]) == 2
     assert swc.main(['--gaits', 'gait9', '--out', str(tmp_path / 'd')]) == 2
-    assert not any((tmp_path / name).exists() for name in 'abcd')
+    assert loop_friction.main(['--edge-height', '0.015', '--bed-width', '0.16', '--out', str(tmp_path / 'e')]) == 2
+    assert not any((tmp_path / name).exists() for name in 'abcde')
