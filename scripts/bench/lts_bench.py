@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark one LTS joint-angle update (18 joints, seed 002 §III-D2) against a bare numpy tick.
+"""Benchmark one LTS joint-angle update (18 joints, the LTS paper §III-D2) against a bare numpy tick.
 
 Target: one update well under the node period, < 0.2 ms per tick (issue 9). Measured in the same
 run, in alternating blocks so machine load hits all alike:

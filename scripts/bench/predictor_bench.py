@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark one predicted gait cycle of the seed-001 geometric predictor (50 shapes x 12 vertices).
+"""Benchmark one predicted gait cycle of the geometric-mechanics paper's predictor (50 shapes x 12 vertices).
 
 Target: one cycle in < 2 ms (issue 12). Measured in the same run, in alternating blocks so machine
 load hits all alike:
@@ -12,7 +12,7 @@ load hits all alike:
 * se3: the SE(3) solve (finite-difference Jacobian) on the same shapes embedded in 3-D.
 Printed: median and p99 milliseconds per cycle and the ratio of medians to bare.
 
---compare-sim adds the first-order sidewinding check (beyond seed 001): gait1 and gait2 of
+--compare-sim adds the first-order sidewinding check (beyond the geometric-mechanics paper): gait1 and gait2 of
 config/gait.yaml run for 3 cycles on rigid ground in cobra_sim.engine (no ROS, after a 2 s ramp
 and one cycle); the predictor forecasts the same cycles from the commanded joint angles with
 contact weights (eps = 1) and, for comparison, from the sim's own normal forces. Printed: stride

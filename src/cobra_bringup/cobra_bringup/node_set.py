@@ -58,7 +58,7 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    'gait2 = 0.3 Hz; COBRA), csv (replay csv_file), lts (LTS twist gait lts_preset; '
                    'robot:=tsnake), tumble (tumbling latch; robot:=cobra) or cmd_vel (follow '
                    'geometry_msgs/Twist on cmd_vel, with the navigate_to_pose action; both robots)'),
-    LaunchArgument('lts_preset', 'rolling', 'LTS gait for gait:=lts (seed 002)', LTS_PRESET_NAMES),
+    LaunchArgument('lts_preset', 'rolling', 'LTS gait for gait:=lts (the LTS paper)', LTS_PRESET_NAMES),
     LaunchArgument('csv_file', '', 'joint trajectory CSV replayed by gait:=csv'),
     LaunchArgument('direction', 'left', 'sidewinding direction', tuple(DIRECTIONS)),
     LaunchArgument('terrain', 'rigid', 'simulated terrain model (use_sim:=true); dem = granular DEM '

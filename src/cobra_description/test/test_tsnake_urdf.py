@@ -1,4 +1,4 @@
-"""urdf/tsnake.urdf (seed 002 §III-D1): the parser reads it and the sim's URDF->MJCF path builds it."""
+"""urdf/tsnake.urdf (the LTS paper §III-D1): the parser reads it and the sim's URDF->MJCF path builds it."""
 
 from __future__ import annotations
 

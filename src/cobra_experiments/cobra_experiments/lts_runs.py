@@ -35,7 +35,7 @@ class LtsRunError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 def output_power_w(efforts_nm: np.ndarray, velocities_rad_s: np.ndarray) -> np.ndarray:
-    """p = |τ θ̇| (seed 002 §IV-B), element-wise."""
+    """p = |τ θ̇| (the LTS paper §IV-B), element-wise."""
     return np.abs(np.asarray(efforts_nm, dtype=float) * np.asarray(velocities_rad_s, dtype=float))
 
 

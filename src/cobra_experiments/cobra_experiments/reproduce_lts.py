@@ -28,7 +28,7 @@ from cobra_experiments.lts_runs import (LtsRunError, RunConfig, RunRecord, domin
                                 relative_change, run_gait, time_scaled_twist, whole_periods_s)
 
 SECTIONS = ('a', 'b', 'd')
-PAPER = {  # seed 002 §IV; see /work/shared/design/seed-facts.md
+PAPER = {  # the LTS paper §IV
     'yaw_lts_deg_s': 2.36, 'yaw_baseline_deg_s': 2.33,
     'total_power_lts_w': 6.8, 'total_power_baseline_w': 6.3,
     'top_two_share_lts': 0.451, 'top_two_share_baseline': 0.968,
@@ -387,7 +387,7 @@ def plot_integration(path: Path, times: np.ndarray, existing: np.ndarray, ours: 
         axis.grid(alpha=0.3)
     axes[1, 0].set_xlabel('time [s]')
     axes[0, 0].legend(ncol=6, fontsize=7, loc='upper right')
-    figure.suptitle('Twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1): lateral joint angles (cf. seed 002 Fig. 6)')
+    figure.suptitle('Twisting sidewinding (omega_t = 0, a1 = 1.5, a0 = -1): lateral joint angles (LTS paper Fig. 6)')
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -417,7 +417,7 @@ def plot_twist_load(path: Path, joint_names: list[str], lts: TurnResult, baselin
         axis.set_xlabel('time [s]')
         axis.set_ylabel('power [W]')
         axis.legend(ncol=3, fontsize=7)
-    figure.suptitle('Twist-joint load, in-place turning (cf. seed 002 Fig. 7)')
+    figure.suptitle('Twist-joint load, in-place turning (cf. the LTS paper, Fig. 7)')
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -437,7 +437,7 @@ def plot_traversal(path: Path, records: dict[tuple[str, str], RunRecord], track_
         axis.set_ylabel('|y| of the centre of mass [m]')
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8)
-    figure.suptitle('Conventional vs rolling sidewinding (cf. seed 002 Fig. 9)')
+    figure.suptitle('Conventional vs rolling sidewinding (cf. the LTS paper, Fig. 9)')
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -448,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib
     matplotlib.use('Agg')
     started = time.perf_counter()
-    comparison, summary = Comparison(), ['# Seed 002 (LTS) §IV reproduced on the simulated T-Snake\n']
+    comparison, summary = Comparison(), ['# The LTS paper §IV reproduced on the simulated T-Snake\n']
     if args.quick:
         summary.append('**--quick: short runs, a smoke test; the numbers are not comparable with the paper.**\n')
     args.out.parent.mkdir(parents=True, exist_ok=True)

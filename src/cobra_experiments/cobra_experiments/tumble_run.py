@@ -34,7 +34,7 @@ GRAVITY_M_S2 = 9.81
 GAIT_PERIOD_S = 0.01  # the gait node's default period (100 Hz)
 TOPPLED_TILT_DEG = 60.0  # loop plane this far from upright: it fell onto its side
 STARTS = ('sequence', 'rest')
-# seed-facts.md, DEM tumbling (thesis §19-23, §28): wheel stand-in of the closed loop
+# DEM tumbling (the thesis §19-23, §28): wheel stand-in of the closed loop
 DEM_WHEEL = {'slope_deg': 24.0, 'radius_m': 0.20, 'width_m': 0.12, 'mass_kg': 6.0,
              'prescribed_roll_rate_rad_s': math.pi / 4, 'reference_speed_m_s': math.pi / 4 * 0.20,
              'friction': 0.6, 'rolling_resistance': 0.02}

@@ -1,4 +1,4 @@
-"""cobra_experiments.lts_runs: the seed 002 §IV measures, and the twist-load ordering in a short T-Snake run."""
+"""cobra_experiments.lts_runs: the LTS paper's §IV measures, and the twist-load ordering in a short T-Snake run."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ BASE_PARAMETERS: tuple[Setting, ...] = (
             'stop holding after this long [s, wall] and start with the subscribers present', 0.0, 600.0),
 )
 LTS_PRESET = Setting('lts_preset', 'rolling', f"LTS gait for gait:=lts (T-Snake): {' | '.join(LTS_PRESET_NAMES)} "
-                     '(seed 002)', choices=tuple(LTS_PRESET_NAMES))
+                     '(the LTS paper)', choices=tuple(LTS_PRESET_NAMES))
 RUNTIME_PARAMETERS = frozenset(RETUNABLE)  # the sidewinding tuning; everything else is read-only
 
 

@@ -4,7 +4,7 @@ The node calls `make_gait_source` after `declare_parameters`; a pre-start valida
 with the same values to refuse a too-fast gait, a bad CSV or a gait the robot cannot play
 (an LTS twist gait on COBRA, a sidewinding preset on the T-Snake) before any node starts.
 
-LTS (`gait: lts`, seed 002): `LtsSource` samples cobra_gaits.lts.LtsJointGenerator at the node's
+LTS (`gait: lts`, the LTS paper): `LtsSource` samples cobra_gaits.lts.LtsJointGenerator at the node's
 own time, with the LTS time step set to the node period (1 / rate_hz), and blends it in from the
 straight pose and back out over ramp_duration_s, as the other sources do. Twist joints are
 continuous: on a twisting gait their commands grow without bound, so the straight pose a stop

@@ -13,14 +13,14 @@ import numpy as np
 
 from cobra_gaits.sidewinding import GaitError
 
-MODULE_COUNT = 6  # seed 002 Table I
-MODULE_LENGTH_M = 0.2055  # seed 002 Table I
-VERTICAL_AMPLITUDE_M = 0.02  # k_a, seed 002 Table I
-HORIZONTAL_AMPLITUDE_M = 0.08  # k_b, seed 002 Table I
-PITCH_M_PER_RAD = 1.0 / (2.0 * math.pi)  # k_theta, seed 002 Table I
-TIME_STEP_S = 0.02  # Delta t of the joint commands, seed 002 Table I
+MODULE_COUNT = 6  # the LTS paper's Table I
+MODULE_LENGTH_M = 0.2055  # the LTS paper's Table I
+VERTICAL_AMPLITUDE_M = 0.02  # k_a, the LTS paper's Table I
+HORIZONTAL_AMPLITUDE_M = 0.08  # k_b, the LTS paper's Table I
+PITCH_M_PER_RAD = 1.0 / (2.0 * math.pi)  # k_theta, the LTS paper's Table I
+TIME_STEP_S = 0.02  # Delta t of the joint commands, the LTS paper's Table I
 WORLD_UP = np.array([0.0, 0.0, 1.0])  # z^L of Eq. (5): the head's dorsal side points up
-JOINT_KINDS = ('dorsal', 'twist', 'lateral')  # order inside a module, seed 002 §III-D1
+JOINT_KINDS = ('dorsal', 'twist', 'lateral')  # order inside a module, the LTS paper §III-D1
 _TABLE_SIZE = 4096  # samples of one curve period for the arc-length and torsion tables
 _GAUSS_NODES = 4  # Gauss-Legendre points per module for the curvature integrals
 SINGULAR_VALUE_THRESHOLD = 0.3  # chosen: below this singular value of the two bending axes ...
@@ -60,7 +60,7 @@ class BackboneCurveParams:
 
 @dataclass(frozen=True)
 class TSnakeGeometry:
-    """n modules of length L0 with their joints at the module middles (seed 002 §III-D1)."""
+    """n modules of length L0 with their joints at the module middles (the LTS paper §III-D1)."""
 
     module_count: int = MODULE_COUNT
     module_length_m: float = MODULE_LENGTH_M
@@ -122,7 +122,7 @@ class LinearTwistParams:
 
 @dataclass(frozen=True)
 class RollingVectorParams:
-    """Baseline of seed 002 ref. [8] (§IV-B1): head and tail segments roll at omega_h and omega_t,
+    """Baseline of the LTS paper's ref. [8] (§IV-B1): head and tail segments roll at omega_h and omega_t,
     joined by a buffer segment over which the rolling speed changes linearly (our reading)."""
 
     head_roll_rad_s: float = 0.4
@@ -164,7 +164,7 @@ class LtsGait:
 
 
 # --------------------------------------------------------------------------------------------
-# presets (seed 002 §III-C4, §IV)
+# presets (the LTS paper §III-C4, §IV)
 # --------------------------------------------------------------------------------------------
 
 STEERING_MODES = ('tail_anchored', 'in_place', 'head_anchored')
@@ -225,7 +225,7 @@ PRESET_NAMES = ('conventional', 'rolling', 'twisting', 'in_place_load', 'rolling
 
 
 def lts_preset(name: str, geometry: TSnakeGeometry = TSnakeGeometry()) -> LtsGait:
-    """A named gait of seed 002 (omega_t and curve from Table I unless the section says otherwise)."""
+    """A named gait of the LTS paper (omega_t and curve from Table I unless the section says otherwise)."""
     if name not in PRESET_NAMES:
         raise GaitError(f"unknown LTS preset '{name}': use one of {', '.join(PRESET_NAMES)}")
     return _preset_table(geometry.validated())[name].validated()
@@ -410,7 +410,7 @@ def complete_curvatures_1_m(sample: CurveSample, twist_rad: np.ndarray,
 # --------------------------------------------------------------------------------------------
 
 class LtsJointGenerator:
-    """Dorsal / twist / lateral angles of every module at time t (seed 002 §III-D)."""
+    """Dorsal / twist / lateral angles of every module at time t (the LTS paper §III-D)."""
 
     def __init__(self, gait: LtsGait) -> None:
         self.gait = gait.validated()

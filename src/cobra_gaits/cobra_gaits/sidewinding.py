@@ -1,4 +1,4 @@
-"""Sidewinding joint trajectories (seed 000 §11/§12.3) with smooth start, stop and retuning.
+"""Sidewinding joint trajectories (the thesis §11/§12.3) with smooth start, stop and retuning.
 
 q_k(t) = A_k sin(phi(t) + phase_step * k), k = 0 .. n-1 head to tail, where A_k is the vertical
 amplitude on pitch joints and the horizontal amplitude on yaw joints. The alternating sign of
@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-PHASE_STEP_RAD = math.pi / 6  # seed 000 §11: phase offset per joint index
+PHASE_STEP_RAD = math.pi / 6  # the thesis §11: phase offset per joint index
 
 DIRECTIONS = {'left': 1.0, 'right': -1.0}
 

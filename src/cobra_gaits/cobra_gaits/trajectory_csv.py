@@ -1,4 +1,4 @@
-"""Time-indexed joint trajectory CSV files (seed 000 §12.3), shared by export and replay.
+"""Time-indexed joint trajectory CSV files (the thesis §12.3), shared by export and replay.
 
 Format: UTF-8 text (no byte-order mark), a header `time_s,<joint>,<joint>,...` then one row per
 sample, times strictly increasing, positions in radians; lines starting with `#` are comments.

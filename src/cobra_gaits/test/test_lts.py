@@ -1,4 +1,4 @@
-"""LTS math (seed 002 §III): frames, twist, joint angles against the backbone curve, presets."""
+"""LTS math (the LTS paper §III): frames, twist, joint angles against the backbone curve, presets."""
 
 from __future__ import annotations
 

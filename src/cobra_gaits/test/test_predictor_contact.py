@@ -1,4 +1,4 @@
-"""Beyond seed 001: contact weights make the predictor forecast COBRA's sidewinding."""
+"""Beyond the geometric-mechanics paper: contact weights make the predictor forecast COBRA's sidewinding."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 001 §V-B on the predictor: penalising dissipation trades displacement for energy, and the
+"""The geometric-mechanics paper §V-B on the predictor: penalising dissipation trades displacement for energy, and the
 CoT gain is measured against the c = 0 optimum of the same start."""
 
 from __future__ import annotations

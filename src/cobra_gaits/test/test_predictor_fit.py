@@ -1,4 +1,4 @@
-"""Gait optimisation (-Delta_CoM + c E, cost of transport) and eps calibration of seed 001."""
+"""Gait optimisation (-Delta_CoM + c E, cost of transport) and eps calibration of the geometric-mechanics paper."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Alg. 1 of seed 001 (geometric predictor): equivariance, eps limits, convergence, energy, mu."""
+"""Alg. 1 of the geometric-mechanics paper (geometric predictor): equivariance, eps limits, convergence, energy, mu."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 001's elliptic serpenoid family played by COBRA (lifted_serpenoid): the family holds
+"""The geometric-mechanics paper's elliptic serpenoid family played by COBRA (lifted_serpenoid): the family holds
 COBRA's sidewinding, its prediction moves the body, and the optimiser improves on its start."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_gait1_prediction_moves_the_body_and_dissipates(robot) -> None:
 
 
 def test_without_lift_isotropic_ground_gives_no_stride(robot) -> None:
-    """lift_ratio 0 is the paper's planar gait on COBRA; with eps = 1 it cannot move (seed 001)."""
+    """lift_ratio 0 is the paper's planar gait on COBRA; with eps = 1 it cannot move (the geometric-mechanics paper)."""
     prediction = predict_lifted_cycle(robot, BodyModel.from_robot(robot), GAIT1_AS_SERPENOID, 0.0)
     assert prediction.stride_m < 1e-6
     assert math.isinf(prediction.cost_of_transport)

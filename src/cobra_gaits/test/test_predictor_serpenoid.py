@@ -1,4 +1,4 @@
-"""Serpenoid shape space and elliptic gaits of seed 001 §III."""
+"""Serpenoid shape space and elliptic gaits of the geometric-mechanics paper §III."""
 
 from __future__ import annotations
 

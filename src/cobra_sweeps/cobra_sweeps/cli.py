@@ -32,7 +32,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog='cobra_sweep', description=__doc__.split('\n')[0])
     parser.add_argument('command', choices=COMMANDS,
                         help='run a sweep, calibrate soil parameters, or compare the predictor\'s gait optimum '
-                             'with the physics sim\'s (seed 001)')
+                             'with the physics sim\'s (the geometric-mechanics paper)')
     parser.add_argument('spec', type=Path, nargs='?',
                         help='sweep spec YAML (config/sweeps/*.yaml); not for compare-optimum')
     parser.add_argument('--out', type=Path, required=True, help='output folder: results.parquet, plots')
@@ -53,7 +53,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     compare.add_argument('--sim-s', type=float, default=None, help='measured sim seconds per trial')
     compare.add_argument('--predictor-evaluations', type=int, default=None, help='Powell evaluations on the predictor')
     compare.add_argument('--dissipation-coefficient', type=float, default=0.0,
-                         help='c of the predictor objective -stride + c E (seed 001 §V-B), >= 0')
+                         help='c of the predictor objective -stride + c E (the geometric-mechanics paper §V-B), >= 0')
     return parser.parse_args(argv)
 
 

@@ -1,4 +1,5 @@
-"""Seed 001's gait optimisation on the predictor and on the physics sim, each optimum checked on the other.
+"""The geometric-mechanics paper's gait optimisation on the predictor and on the physics sim, each optimum
+checked on the other.
 
 `cobra_sweep compare-optimum --out DIR [--quick]`:
 1. predictor: Powell on -stride + c E (§V-B) over the six ellipse parameters of the lifted

@@ -1,4 +1,4 @@
-"""Geometric-mechanics motion predictor (seed 001): Alg. 1 variational integrator, serpenoid gaits,
+"""Geometric-mechanics motion predictor (the geometric-mechanics paper): Alg. 1 variational integrator, serpenoid gaits,
 gait optimisation and eps calibration. Plain numpy/scipy, no ROS."""
 
 from cobra_gaits.predictor.calibrate import EpsilonFit, calibrate_epsilon, track_rms_error_m

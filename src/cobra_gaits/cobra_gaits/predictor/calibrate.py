@@ -1,4 +1,4 @@
-"""Calibration of the anisotropy ratio eps from a recorded track (seed 001 §IV-C).
+"""Calibration of the anisotropy ratio eps from a recorded track (the geometric-mechanics paper §IV-C).
 
 The paper fits eps by a 1-D search for the best RMS fit between simulated and measured
 trajectories. Here: a log-spaced scan over the bounds, then a bounded Brent refinement around the

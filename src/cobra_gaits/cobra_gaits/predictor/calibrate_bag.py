@@ -1,4 +1,4 @@
-"""eps from a bag (seed 001 §IV-C): `python -m cobra_gaits.predictor.calibrate_bag BAG`.
+"""eps from a bag (the geometric-mechanics paper §IV-C): `python -m cobra_gaits.predictor.calibrate_bag BAG`.
 
 The commanded joint rows (joint_commands) give the shapes by forward kinematics of the URDF; the
 shapes are projected on their support plane with contact weights (contact.py: lifted modules

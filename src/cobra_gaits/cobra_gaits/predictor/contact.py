@@ -1,4 +1,5 @@
-"""Beyond seed 001: vertex weights from ground contact, so the planar predictor forecasts sidewinding.
+"""Beyond the geometric-mechanics paper: vertex weights from ground contact, so the planar
+predictor forecasts sidewinding.
 
 A sidewinder lifts part of its body with the vertical wave; a lifted module dissipates nothing, so
 its weight w_k is ~0. With time-varying weights the same Alg. 1 moves the body even with isotropic

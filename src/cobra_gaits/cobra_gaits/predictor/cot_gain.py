@@ -1,4 +1,5 @@
-"""Seed 001 §V-B on the predictor: how much penalising dissipation (-Delta_CoM + c E) cuts the cost of transport.
+"""The geometric-mechanics paper §V-B on the predictor: how much penalising dissipation (-Delta_CoM + c E)
+cuts the cost of transport.
 
 `python -m cobra_gaits.predictor.cot_gain [--starts 3] [--c 0 0.5 1 1.5 1.7 2 2.5]`
 

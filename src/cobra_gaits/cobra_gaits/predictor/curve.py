@@ -1,4 +1,4 @@
-"""Polygonal-curve body of the geometric predictor (seed 001 §II-B1): vertices, tangents, weights.
+"""Polygonal-curve body of the geometric predictor (the geometric-mechanics paper §II-B1): vertices, tangents, weights.
 
 A body is an (N, d) array of vertex positions [m] (d = 2 planar, d = 3 spatial); a shape sequence
 is (T + 1, N, d). Vertices are the dissipation elements (joints / wheel contacts of the robot),

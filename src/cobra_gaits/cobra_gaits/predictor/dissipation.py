@@ -1,4 +1,5 @@
-"""Local dissipation tensors, the discrete dissipation energy and the geometric momentum (seed 001 §II-B).
+"""Local dissipation tensors, the discrete dissipation energy and the geometric momentum (the
+geometric-mechanics paper §II-B).
 
 D_k = w_k (I + (eps - 1) T_k (x) T_k)                               (Eq. 3)
 E   = 1/2 sum_t <D^(t,t+1) dp, dp>,  D^(t,t+1) = 1/2 (D^t + D^(t+1))  (Eq. 4)

@@ -1,4 +1,5 @@
-"""Alg. 1 of seed 001 (IntegrateMotionTrajectory): place each shape by the rigid motion g that solves mu = 0.
+"""Alg. 1 of the geometric-mechanics paper (IntegrateMotionTrajectory): place each shape by the
+rigid motion g that solves mu = 0.
 
 For every step the next shape gamma_hat^(t+1) (any frame) is moved by g in SE(2) or SE(3) so that
 the geometric momentum mu(gamma^t, g(gamma_hat^(t+1))) vanishes, i.e. the step's dissipation E_t
@@ -60,7 +61,8 @@ class PredictedMotion:
 
     @property
     def com_displacement_m(self) -> float:
-        """|Delta_CoM|: magnitude of the net translation of the centre of mass (seed 001 §III-A)."""
+        """|Delta_CoM|: magnitude of the net translation of the centre of mass (the
+        geometric-mechanics paper §III-A)."""
         com = self.com_m
         return float(np.linalg.norm(com[-1] - com[0]))
 

@@ -1,4 +1,4 @@
-"""Seed 001's elliptic serpenoid gaits played by COBRA, and their contact-weighted prediction.
+"""The geometric-mechanics paper's elliptic serpenoid gaits played by COBRA, and their contact-weighted prediction.
 
 The paper's robot is planar and rolls on wheels (eps = 0.19); COBRA has pitch and yaw joints and
 slides with isotropic friction, so a planar serpenoid would not move it (eps = 1 predicts no net
@@ -124,7 +124,7 @@ def optimise_lifted_gait(robot: RobotModel, start: EllipticGait, lift_ratio: flo
                          dissipation_coefficient: float = 0.0, n_steps: int = 50, epsilon: float = 1.0,
                          max_evaluations: int = 600, bounds: dict[str, tuple[float, float]] | None = None
                          ) -> LiftedOptimum:
-    """Minimise -stride + c E (seed 001 §V-B) over the six ellipse parameters (Powell, bounded)."""
+    """Minimise -stride + c E (the geometric-mechanics paper §V-B) over the six ellipse parameters (Powell, bounded)."""
     if dissipation_coefficient < 0.0:
         raise PredictorError(f'dissipation_coefficient c must be >= 0, got {dissipation_coefficient}')
     body = BodyModel.from_robot(robot)

@@ -1,4 +1,5 @@
-"""Gait optimisation on the predictor (seed 001 §III-A, §V-B): minimise -Delta_CoM + c E, and cost of transport.
+"""Gait optimisation on the predictor (the geometric-mechanics paper §III-A, §V-B): minimise
+-Delta_CoM + c E, and cost of transport.
 
 Delta_CoM is the net centre-of-mass translation over one cycle predicted by Alg. 1, E the cycle's
 dissipation (Eq. 4). c = 0 is the paper's naive loss; c in [1, 2] gave its best cost of transport.
@@ -22,7 +23,7 @@ GRAVITY_M_S2 = 9.81
 class GaitModel:
     """What a cycle prediction needs besides the gait: body, sampling and the dissipation model."""
 
-    epsilon: float = 0.1865  # seed 001's fitted anisotropy ratio
+    epsilon: float = 0.1865  # the geometric-mechanics paper's fitted anisotropy ratio
     n_steps: int = 50
     n_vertices: int = 12
     length_m: float = 1.0
@@ -46,14 +47,15 @@ def predict_cycle(gait: EllipticGait, model: GaitModel) -> PredictedMotion:
 
 
 def gait_objective(gait: EllipticGait, model: GaitModel, dissipation_coefficient: float) -> float:
-    """-Delta_CoM + c E over one cycle (seed 001 §V-B)."""
+    """-Delta_CoM + c E over one cycle (the geometric-mechanics paper §V-B)."""
     motion = predict_cycle(gait, model)
     return -motion.com_displacement_m + dissipation_coefficient * motion.energy
 
 
 def cost_of_transport(dissipated_energy_j: float, mass_kg: float, distance_m: float,
                       gravity_m_s2: float = GRAVITY_M_S2) -> float:
-    """CoT = P / (m g v) = E / (m g d) over the same interval (seed 001 §V-B); inf when it does not move."""
+    """CoT = P / (m g v) = E / (m g d) over the same interval (the geometric-mechanics paper §V-B);
+    inf when it does not move."""
     if mass_kg <= 0.0:
         raise PredictorError(f'mass_kg must be > 0, got {mass_kg}')
     if distance_m <= 0.0:

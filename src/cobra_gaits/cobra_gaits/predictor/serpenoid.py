@@ -1,4 +1,4 @@
-"""Serpenoid shape space and elliptic gaits (seed 001 §III).
+"""Serpenoid shape space and elliptic gaits (the geometric-mechanics paper §III).
 
 kappa(s, t) = w1(t) sin(2 pi xi s) + w2(t) cos(2 pi xi s), s in [0, 1] the arc length in body
 lengths, kappa in rad per body length. A gait is an ellipse in the (w1, w2) plane:
@@ -15,7 +15,8 @@ import numpy as np
 
 from cobra_gaits.predictor.curve import PredictorError, shapes_from_turning_angles
 
-# Bounds of the gait family used by the tests and the optimiser ("reasonable" bounds, seed 001 §III-A).
+# Bounds of the gait family used by the tests and the optimiser ("reasonable" bounds, the
+# geometric-mechanics paper §III-A).
 GAIT_BOUNDS = {
     'sigma': (0.0, 1.0),
     'x_c': (-3.0, 3.0),
