@@ -173,3 +173,29 @@ def test_a_table_declares_its_rows_and_refuses_a_run_time_value_with_the_tables_
         assert node.set_parameters([Parameter('mode', value='on')])[0].successful
     finally:
         node.destroy_node()
+
+
+YIELDING = textwrap.dedent('''
+    import os, threading
+    from cobra_common.node_runtime import yield_on_wakeup
+    policies: list[int] = []
+    release = threading.Event()
+    earlier = threading.Thread(target=lambda: (release.wait(), policies.append(os.sched_getscheduler(0))))
+    earlier.start()  # a thread that was there before (as those some imports start)
+    before = os.sched_getscheduler(0)
+    done = yield_on_wakeup()
+    release.set()
+    earlier.join()
+    later = threading.Thread(target=lambda: policies.append(os.sched_getscheduler(0)))
+    later.start()
+    later.join()
+    print(before == os.SCHED_OTHER, done, os.sched_getscheduler(0) == os.SCHED_BATCH,
+          policies == [os.SCHED_BATCH, os.SCHED_BATCH])
+''')
+
+
+def test_yield_on_wakeup_makes_every_thread_of_the_process_and_those_it_starts_later_batch_tasks(ros_env, tmp_path):
+    script = tmp_path / 'yielding.py'
+    script.write_text(YIELDING)
+    result = subprocess.run([sys.executable, str(script)], env=ros_env, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ['True'] * 4, result.stdout + result.stderr

@@ -29,7 +29,7 @@ from rclpy.subscription import Subscription
 from rosgraph_msgs.msg import Clock as ClockMsg
 
 from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, take_all, take_over_sim_time,
-                                       validate_update)
+                                       validate_update, yield_on_wakeup)
 from cobra_common.ros_entry import StartupError, describe
 from cobra_logger.bag_metadata import CustomDataError, parse_custom_data
 from cobra_logger.logger_config import (CUSTOM_DATA, PARAMETER_BY_NAME, PROGRESS_TOPIC, RUNTIME_PARAMETERS,
@@ -224,6 +224,7 @@ def spin_until_stopped(node: LoggerNode) -> None:
 
 
 def main(args: Sequence[str] | None = None) -> int:
+    yield_on_wakeup()  # a recorder may lag: it must not preempt the sim per message (node_runtime)
     return run_node(LoggerNode, args, spin=spin_until_stopped)
 
 

@@ -179,6 +179,10 @@ def test_publishes_the_newest_joint_states_stamp_it_wrote_as_progress(tmp_path, 
     while publisher.get_subscription_count() == 0:
         assert time.monotonic() < deadline, 'the logger never subscribed'
         rclpy.spin_once(test_node, timeout_sec=0.05)
+    # every thread (the DDS ones that wake per message included) runs as a batch task, so a
+    # lagging recorder never preempts the sim it records (node_runtime.yield_on_wakeup)
+    threads = list(Path(f'/proc/{logger.process.pid}/task').iterdir())
+    assert len(threads) > 1 and {os.sched_getscheduler(int(t.name)) for t in threads} == {os.SCHED_BATCH}
     for step in range(1, 51):
         message = JointState(name=['joint_1'], position=[0.0])
         message.header.stamp.sec, message.header.stamp.nanosec = divmod(step * 2_000_000, 1_000_000_000)
