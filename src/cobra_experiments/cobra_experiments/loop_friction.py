@@ -8,13 +8,14 @@ at one angle: it slides if its effective friction is below tan 24° = 0.445). Th
 is read two ways: from the contact force, μ_F = −F_x / F_z over the sliding samples (bed frame: x
 downslope, z normal; the grains' force on the body), and from the motion, μ_a = tan θ − a / (g cos θ)
 with a the least-squares acceleration of x(t); μ_F is also read over the first 0.15 s and after
-0.3 s with the mean sinkage there (the traction builds up as the shell digs in). Rolling share: ω_y r / v (r the loop's rolling
-radius; 1 = rolling without slip, 0 = pure sliding, < 0 turning backwards). Held spin: the same loop
-with ω_r = π/4 held (the DEM scenario's prescribed motion), its distance against the rigid
+0.3 s with the mean sinkage there (the traction builds up as the shell digs in). Rolling share:
+ω_y r / v (r the loop's rolling radius; 1 = rolling without slip, 0 = pure sliding, < 0 turning
+backwards). Held spin: the same loop with ω_r = π/4 held (the DEM scenario's prescribed motion), its distance against the rigid
 reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5).
 
 Run:  .venv/bin/python -m cobra_experiments.loop_friction --out out/loop_friction [--edge-height 0.008] [--duration 0.5]
-      (4 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m, 30 mm deep, 5 mm spheres;
+      (4 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m,
+      30 mm deep, 5 mm spheres;
       about 1 min each on one free core; finished runs in --out are reused)
 Bad input (duration <= 0, edge height <= 0) prints one message and exits 2.
 """
@@ -167,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             if shell == 'smooth':
                 traces[('rigid', motion)] = rigid
             figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
-            figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m']
-                                         if abs(figures['rigid_distance_m']) > 1e-3 else float('nan'))   # rigid holds it
+            moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
+            figures['ratio_to_rigid'] = figures['distance_m'] / figures['rigid_distance_m'] if moved else float('nan')
             rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, **figures})
     shape = loop_scenario(0.0, 'free', args.duration).body.shape
     print(f'{"shell":7} {"motion":10} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '

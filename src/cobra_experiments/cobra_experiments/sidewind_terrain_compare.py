@@ -167,7 +167,8 @@ def print_table(figures: list[RunFigures], rows: list[dict[str, object]]) -> Non
     for f in figures:
         start = ','.join(f'{v:g}' for v in f.start_xy_yaw)
         print(f'{f.gait:6} {f.terrain:8} {f.run:>3} {start:>18} {f.steady_cycles:>6} {f.stride_m:>9.4f} '
-              f'{f.stride_std_m:>7.4f} {f.body_stride_m:>7.4f} {f.body_yaw_per_cycle_deg:>8.2f} {f.contact_share:>13.3f} {f.peak_force_n:>7.1f} {f.mean_force_n:>7.2f}')
+              f'{f.stride_std_m:>7.4f} {f.body_stride_m:>7.4f} {f.body_yaw_per_cycle_deg:>8.2f} '
+              f'{f.contact_share:>13.3f} {f.peak_force_n:>7.1f} {f.mean_force_n:>7.2f}')
     print()
     print(f'{"gait":6} {"quantity":14} {"rigid (min-max)":>22} {"scm (min-max)":>22} {"scm/rigid":>9} '
           f'{"spread":>7} verdict')
@@ -188,7 +189,8 @@ def plot(path: Path, figures: list[RunFigures]) -> None:
     import matplotlib.pyplot as plt
 
     gaits = sorted({f.gait for f in figures})
-    panels = (('stride_m', 'head stride per steady cycle [m]'), ('body_stride_m', 'body-centroid stride per cycle [m]'), ('contact_share', 'mean link contact share [-]'),
+    panels = (('stride_m', 'head stride per steady cycle [m]'), ('body_stride_m', 'body-centroid stride per cycle [m]'),
+              ('contact_share', 'mean link contact share [-]'),
               ('peak_force_n', 'peak link contact force [N]'))
     figure, axes = plt.subplots(1, 4, figsize=(15, 4))
     for axis, (name, label) in zip(axes, panels):

@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         results[command_period_s] = per_terrain
         rigid, scm = per_terrain['rigid'], per_terrain['scm']
         print(f'\n{args.gait}, targets every {command_period_s * 1e3:g} ms')
-        print(f'{"cycle":>5} {"rigid COM y":>11} {"SCM COM y":>10} {"ratio":>6} {"rigid head":>10} {"SCM head":>9} {"ratio":>6}')
+        print(f'{"cycle":>5} {"rigid COM y":>11} {"SCM COM y":>10} {"ratio":>6} {"rigid head":>10} '
+              f'{"SCM head":>9} {"ratio":>6}')
         for k in range(args.cycles):
             print(f'{k + 1:>5} {rigid["com_y_m"][k]:>11.4f} {scm["com_y_m"][k]:>10.4f} '
                   f'{scm["com_y_m"][k] / rigid["com_y_m"][k]:>6.3f} {rigid["head_norm_m"][k]:>10.4f} '

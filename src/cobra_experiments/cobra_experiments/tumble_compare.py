@@ -14,10 +14,12 @@ All three run in the DEM bed frame (x downslope, z slope normal, gravity tilted)
 settled at rest on level ground. The compliant ground is run twice: with the sim's shapes (the
 law at the lowest point of each rim circle: no point of a rolling wheel moves into the ground, so
 its damping never acts) and with the law at RIM_POINTS points around each rim (over the penetrated
-arc, as at the nodes of a meshed wheel: points entering the ground are damped). Lift-off: normal force below 5 % of the weight's normal part
+arc, as at the nodes of a meshed wheel: points entering the ground are damped). Lift-off: normal
+force below 5 % of the weight's normal part
 (cobra_dem.outputs). Verdict: rigid distance > DEM distance > compliant distance.
 
-Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small [--out out/tumble3]
+Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small
+          [--out out/tumble3]
       .venv/bin/python -m cobra_experiments.tumble_compare --duration 0.6 --dem-bed small
 Bad input (a missing or unreadable run folder, a duration <= 0) prints one message and exits 2.
 """
@@ -157,10 +159,12 @@ def terrain_figures(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[st
 def summarise(scenario: Scenario, traces: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
     figures = {name: terrain_figures(scenario, trace) for name, trace in traces.items()}
     d = {name: f['distance_m'] for name, f in figures.items()}
-    return {'slope_deg': scenario.slope_deg, 'duration_s': float(traces['dem']['time_s'][-1] - traces['dem']['time_s'][0]),
+    dem_time_s = traces['dem']['time_s']
+    return {'slope_deg': scenario.slope_deg, 'duration_s': float(dem_time_s[-1] - dem_time_s[0]),
             'terrains': figures,
             'ordering_holds': bool(d['rigid'] > d['dem'] > d['compliant']),
-            'dem_lower_peak_than_rigid': bool(figures['dem']['peak_normal_force_n'] < figures['rigid']['peak_normal_force_n']),
+            'dem_lower_peak_than_rigid': bool(figures['dem']['peak_normal_force_n']
+                                              < figures['rigid']['peak_normal_force_n']),
             'dem_lifts_off': bool(figures['dem']['lift_off_count'] > 0)}
 
 
@@ -186,7 +190,8 @@ def plot(path: Path, scenario: Scenario, traces: dict[str, dict[str, np.ndarray]
     figure, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
     for name, trace in traces.items():
         t = trace['time_s'] - trace['time_s'][0]
-        axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], color=COLOURS[name], label=TERRAIN_LABELS[name])
+        axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], color=COLOURS[name],
+                     label=TERRAIN_LABELS[name])
         axes[1].plot(t, trace['velocity_m_s'][:, 0], color=COLOURS[name])
         axes[2].plot(t, trace['contact_force_n'][:, 2], color=COLOURS[name])
     weight_normal_n = scenario.body.shape.mass_kg * GRAVITY_M_S2 * math.cos(math.radians(scenario.slope_deg))
