@@ -124,6 +124,6 @@ def test_pressure_along_the_surface_normal_turns_compaction_into_drawbar_resista
         wheel = report['data'][f'wheel_{soil}']
         assert wheel['surface_normal_sinkage_difference_m'] < 1e-6
         for vertical, normal in zip(wheel['scm_drawbar_pull_n'], wheel['scm_surface_normal_drawbar_pull_n']):
-            assert normal < vertical - 0.05 * wheel['load_n'] * 0.1
+            assert normal < vertical - 0.05 * wheel['load_n']   # measured 0.09-0.16 W lower
         for vertical, normal in zip(wheel['scm_torque_nm'], wheel['scm_surface_normal_torque_nm']):
             assert normal < vertical

@@ -23,7 +23,10 @@ Deliberate differences from Chrono:
   known source of jitter of bodies resting on SCM); see the README, "Shear that holds still";
 - the soil has no edge: the node grid is unbounded (the configured patch only places the nodes);
 - the surface of a node that leaves contact springs back by its elastic sinkage;
-- initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1.
+- initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1;
+- option (numerics.pressure_direction = 'surface_normal', default 'vertical' as Chrono): a node's
+  normal stress pushes along the body's inward surface normal at its ray hit, on the surface area
+  of its cell there (vertical part unchanged), so a rim's compaction resistance is a force.
 """
 
 from __future__ import annotations
