@@ -40,6 +40,8 @@ class BodyShape:
     capsule_mass_kg: np.ndarray = field(default_factory=lambda: np.zeros(0))         # [n] link mass carried
     edge_centres_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))    # loop: module-edge ring
     edge_radius_m: float = 0.0                                                       # spheres [k, 3], their radius
+    edge_collar_ends_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 3)))  # the same edges as
+    # closed collars (radius: shell + edge height, length 2 x height) for the mesh (DEM-Engine)
     sphere_radius_m: float = 0.02            # wheel rim spheres (LAMMPS)
     sphere_spacing_m: float = 0.015          # rim / capsule sphere spacing (LAMMPS)
 
@@ -145,12 +147,16 @@ class BodyShape:
 
     def mesh(self) -> tuple[np.ndarray, np.ndarray]:
         """(vertices [v, 3], faces [f, 3] 0-based, counter-clockwise seen from outside) in the body
-        frame: the wheel's closed cylinder, or one closed cylinder per loop link."""
+        frame: the wheel's closed cylinder, or one closed cylinder per loop link (and a collar of the
+        shell radius + edge height, 2 x edge height long, at every joint with module edges)."""
         if self.kind == 'wheel':
             return cylinder_mesh(np.array([[0.0, -0.5 * self.wheel_width_m, 0.0], [0.0, 0.5 * self.wheel_width_m, 0.0]]),
                                  self.wheel_radius_m, WHEEL_MESH_SEGMENTS)
         vertices, faces = [], []
-        for ends, radius in zip(self.capsule_ends_m, self.capsule_radius_m):
+        collar_radius = float(np.max(self.capsule_radius_m)) + self.edge_radius_m
+        pieces = [*zip(self.capsule_ends_m, self.capsule_radius_m),
+                  *((ends, collar_radius) for ends in self.edge_collar_ends_m)]
+        for ends, radius in pieces:
             v, f = cylinder_mesh(ends, float(radius), CAPSULE_MESH_SEGMENTS)
             faces.append(f + sum(len(x) for x in vertices))
             vertices.append(v)
@@ -300,12 +306,15 @@ def cobra_loop_shape(body: BodySpec) -> BodyShape:
     radii_arr = np.array(radii, dtype=float)
     if body.module_edge_height_m < 0.0:
         raise BodyError(f'body.module_edge_height_m = {body.module_edge_height_m}: give 0 (smooth) or a height > 0 m')
-    edges = (module_edge_spheres(ends_body, radii_arr, body.module_edge_height_m) if body.module_edge_height_m > 0
-             else np.zeros((0, 3)))
+    height = body.module_edge_height_m
+    edges = module_edge_spheres(ends_body, radii_arr, height) if height > 0 else np.zeros((0, 3))
+    collars = (np.array([(point - height * axis, point + height * axis)
+                         for point, axis, _ in module_edge_joints(ends_body, radii_arr)]) if height > 0
+               else np.zeros((0, 2, 3)))
     return BodyShape('cobra_loop', mass, moments, rolling_radius_of_capsules(ends_body, radii_arr), rotation,
                      capsule_ends_m=ends_body, capsule_radius_m=radii_arr,
                      capsule_mass_kg=np.array(capsule_mass, dtype=float), sphere_spacing_m=body.sphere_spacing_m,
-                     edge_centres_m=edges, edge_radius_m=body.module_edge_height_m)
+                     edge_centres_m=edges, edge_radius_m=height, edge_collar_ends_m=collars)
 
 
 # --- pure geometry ---------------------------------------------------------------------------------
@@ -324,11 +333,9 @@ def wheel_rim_spheres_m(radius_m: float, width_m: float, sphere_radius_m: float,
     return np.concatenate(offsets)
 
 
-def module_edge_spheres(ends_m: np.ndarray, radii_m: np.ndarray, height_m: float) -> np.ndarray:
-    """Centres [k, 3] of rings of spheres of radius height_m, one ring at every joint of the chain
-    of capsules (capsule ends shared within 1 mm), in the plane normal to the mean axis of the
-    capsules meeting there, on the shell (radius of the capsule): each ring stands height_m proud
-    of the shell, like a module's end bracket. Spheres overlap (spacing <= height_m): a closed ridge."""
+def module_edge_joints(ends_m: np.ndarray, radii_m: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """(point, unit axis, shell radius) of every joint of the chain of capsules (capsule ends shared
+    within 1 mm); the axis is the mean of the axes of the capsules meeting there."""
     joints: list[tuple[np.ndarray, list[np.ndarray], float]] = []
     for (start, end), radius in zip(ends_m, radii_m):
         axis = (end - start) / np.linalg.norm(end - start)
@@ -339,10 +346,20 @@ def module_edge_spheres(ends_m: np.ndarray, radii_m: np.ndarray, height_m: float
                     break
             else:
                 joints.append((point, [axis], float(radius)))
-    rings = []
+    out = []
     for point, axes, radius in joints:
         axis = np.mean(axes, axis=0)
-        axis /= np.linalg.norm(axis)
+        out.append((point, axis / np.linalg.norm(axis), radius))
+    return out
+
+
+def module_edge_spheres(ends_m: np.ndarray, radii_m: np.ndarray, height_m: float) -> np.ndarray:
+    """Centres [k, 3] of rings of spheres of radius height_m, one ring at every joint of the chain
+    of capsules, in the plane normal to the joint's axis, on the shell (radius of the capsule): each
+    ring stands height_m proud of the shell, like a module's end bracket. Spheres overlap (spacing
+    <= height_m): a closed ridge (the LAMMPS body)."""
+    rings = []
+    for point, axis, radius in module_edge_joints(ends_m, radii_m):
         helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
         u = np.cross(axis, helper)
         u /= np.linalg.norm(u)

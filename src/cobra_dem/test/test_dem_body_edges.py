@@ -35,6 +35,12 @@ def test_edges_change_the_contact_geometry_not_the_mass() -> None:
     assert edged.lowest_z_m(np.zeros(3), start) == pytest.approx(smooth.lowest_z_m(np.zeros(3), start) - 0.008,
                                                                  abs=1.5e-3)
     assert edged.width_m == pytest.approx(smooth.width_m + 2 * 0.008, abs=1e-3)
+    # DEM-Engine's mesh carries them too: one collar (r 45 + 8 mm, 16 mm long) per joint
+    smooth_vertices, _ = smooth.mesh()
+    edged_vertices, _ = edged.mesh()
+    assert len(edged.edge_collar_ends_m) == 12
+    assert len(edged_vertices) == len(smooth_vertices) * 2
+    np.testing.assert_allclose(np.linalg.norm(np.diff(edged.edge_collar_ends_m, axis=1), axis=2), 0.016)
 
 
 def test_a_negative_edge_height_is_refused() -> None:
