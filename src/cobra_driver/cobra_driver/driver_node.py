@@ -23,6 +23,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.serialization import deserialize_message
 from rclpy.task import Future as RclpyFuture
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
@@ -33,7 +34,7 @@ from cobra_common.node_runtime import declare_table, run_node, spin_node
 from cobra_common.ros_entry import StartupError
 from cobra_driver.driver_config import PARAMETERS, build_config, check_parameters, validate
 from cobra_driver.driver_core import JointDriver, JointSample
-from cobra_driver.loop_io import JointStateWriter, TakenByTheLoop
+from cobra_driver.loop_io import JointCommand, JointCommandReader, JointStateWriter, TakenByTheLoop
 
 NODE_NAME = 'joint_driver'
 RUNTIME_PARAMETERS = {'command_timeout_s', 'command_mode', 'move_to_start_speed_rad_s', 'latch_timeout_s',
@@ -79,6 +80,7 @@ class JointDriverNode(Node):
         commands_qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, commands_qos,
                                                      callback_group=TakenByTheLoop())
+        self._command_reader = JointCommandReader()
         services = ReentrantCallbackGroup()
         self.create_service(SetBool, 'torque/set', self._on_torque, callback_group=services)
         self.create_service(SetBool, 'latch/set', self._on_latch, callback_group=services)
@@ -114,10 +116,12 @@ class JointDriverNode(Node):
             rclpy.try_shutdown()
 
     def _take_commands(self) -> None:
-        """Every joint_commands message queued since the last cycle, in order (~2 µs when none)."""
-        take = self._command_sub.handle.take_message
-        while (taken := take(JointState, False)) is not None:
-            self._on_command(taken[0])
+        """Every joint_commands message queued since the last cycle, in order (~2 µs when none),
+        read from its CDR bytes (loop_io.JointCommandReader; rclpy's reader for one it cannot read)."""
+        take, read = self._command_sub.handle.take_message, self._command_reader.read
+        while (taken := take(JointState, True)) is not None:
+            data = taken[0]
+            self._on_command(read(data) or deserialize_message(data, JointState))
 
     def _publish_sample(self, sample: JointSample) -> None:
         if not self.context.ok():
@@ -166,7 +170,7 @@ class JointDriverNode(Node):
         else:
             setattr(self.driver.config, name, float(value))  # type: ignore[arg-type]
 
-    def _on_command(self, message: JointState) -> None:
+    def _on_command(self, message: JointState | JointCommand) -> None:
         rejection = self.driver.commands.submit_message(message, time.monotonic())
         if rejection is not None:  # one throttled log per cause
             logger = self._throttled.setdefault(f'commands.{rejection.cause}',
