@@ -9,7 +9,9 @@
            them in lockstep (the default when unpaced: every command period waits for the
            gait's command and for the logger). Node RTF = sim seconds / wall seconds between the
            node's 'peers present: starting' and 'reached duration_s' log lines (start-up and
-           settling excluded);
+           settling excluded). Per process: CPU per sim second, and time ready to run but waiting
+           for a CPU (schedstat; on a loaded 2-core machine most of the lockstep wall time); the
+           sim's own count of wall time held at lockstep boundaries;
 4. latency: joint_commands step -> first joint_states showing the joint move, through DDS,
            with the node paced at real time (--trials 0 skips it).
 
@@ -49,6 +51,7 @@ URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
 GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
 COMMAND_PERIOD_S = 0.01  # the sim node's default command_period_s (lockstep boundaries, /clock period)
 LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
+HELD = re.compile(r'held (\d+\.\d+) s wall for the')  # the sim's 'reached duration_s' line (lockstep)
 
 
 def sidewinding_sim() -> tuple[CobraSim, np.ndarray]:
@@ -116,6 +119,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def runqueue_seconds(pid: int) -> float:
+    """Time the process's threads have spent ready to run but waiting for a CPU so far
+    (/proc/<pid>/task/*/schedstat, second field): on a loaded machine, where wall time goes."""
+    total_ns = 0
+    for task in Path(f'/proc/{pid}/task').iterdir():
+        try:
+            total_ns += int((task / 'schedstat').read_text().split()[1])
+        except (OSError, IndexError, ValueError):  # a thread that ended meanwhile
+            continue
+    return total_ns * 1e-9
+
+
 @dataclass
 class NodeRun:
     """One sim node run: its RTF, each process's CPU seconds per sim second in the window, and
@@ -124,6 +139,8 @@ class NodeRun:
     rtf: float
     cpu_s_per_sim_s: dict[str, float]
     recorded_per_sim_s: dict[str, float]
+    runqueue_s_per_sim_s: dict[str, float]  # ready but waiting for a CPU (all threads)
+    held_wall_s_per_sim_s: float            # the sim held at lockstep boundaries (its own count)
 
 
 def recorded_counts(bag: Path) -> dict[str, int]:
@@ -169,6 +186,7 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
                 for text, snapshot in ((start_text, cpu_at_start), ('reached duration_s', cpu_at_end)):
                     if text in line and not snapshot:
                         snapshot.update({name: cpu_seconds(p.pid) for name, p in watched.items()})
+                        snapshot.update({f'{name} runqueue': runqueue_seconds(p.pid) for name, p in watched.items()})
             returncode = sim.wait(timeout=900)
         finally:
             for process in processes.values():
@@ -180,9 +198,12 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
     if returncode != 0 or not cpu_at_end:
         raise RuntimeError(output)
     wall_s = log_time(output, 'reached duration_s') - log_time(output, start_text)
-    return NodeRun(seconds / wall_s, {name: (cpu_at_end[name] - cpu_at_start[name]) / seconds
-                                      for name in cpu_at_end},
-                   {topic: count / seconds for topic, count in counts.items()})
+    per_sim_s = {name: (cpu_at_end[name] - cpu_at_start[name]) / seconds for name in cpu_at_end}
+    held = HELD.findall(next(line for line in output.splitlines() if 'reached duration_s' in line))
+    return NodeRun(seconds / wall_s, {name: v for name, v in per_sim_s.items() if not name.endswith(' runqueue')},
+                   {topic: count / seconds for topic, count in counts.items()},
+                   {name.removesuffix(' runqueue'): v for name, v in per_sim_s.items() if name.endswith(' runqueue')},
+                   sum(float(value) for value in held) / seconds)
 
 
 def bench_latency(trials: int, domain_id: int) -> list[float]:
@@ -265,6 +286,11 @@ def main() -> int:
     for (label, _, _), result in zip(node_runs, node_results):
         cpu = '  '.join(f'{name} {seconds:.3f}' for name, seconds in result.cpu_s_per_sim_s.items())
         print(f'  {label:46s} wall {1.0 / result.rtf:.3f}  {cpu}')
+    print('Where the wall time goes, per sim second [s]: each process ready but waiting for a CPU (all its '
+          'threads; the machine\'s other load shows here), and the sim held at lockstep boundaries:')
+    for (label, _, _), result in zip(node_runs, node_results):
+        waits = '  '.join(f'{name} {seconds:.3f}' for name, seconds in result.runqueue_s_per_sim_s.items())
+        print(f'  {label:46s} waiting for a CPU: {waits}  held: {result.held_wall_s_per_sim_s:.3f}')
     lockstep = node_results[-1]
     if lockstep.recorded_per_sim_s:  # the message budget: what the logger took per sim second
         rates = sorted(lockstep.recorded_per_sim_s.items(), key=lambda item: -item[1])
