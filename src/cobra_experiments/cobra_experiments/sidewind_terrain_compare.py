@@ -33,7 +33,6 @@ from pathlib import Path
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 GAIT_DURATIONS_S = {'gait1': 20.0, 'gait2': 24.0}   # 2 s ramp + >= 5 steady cycles (2.5 / 3.33 s) + margin
 TERRAINS = ('rigid', 'scm')
 # start poses of the repeats (x, y, yaw): the origin, then moves of a few grid cells and a turn
@@ -78,13 +77,15 @@ def run_one(out_dir: Path, gait: str, terrain: str, run: int) -> float:
     bag = bag_dir(out_dir, gait, terrain, run)
     if (bag / 'metadata.yaml').is_file():
         return 0.0
-    command = [str(REPO_ROOT / 'scripts' / 'run_sim.sh'), f'terrain:={terrain}', f'gait:={gait}',
+    # the pip-mode runner from the same environment (a sourced workspace or the venv's .pth)
+    command = [sys.executable, '-m', 'cobra_bringup.runner', 'sidewind.launch.py', 'use_sim:=true',
+               'record:=true', f'terrain:={terrain}', f'gait:={gait}',
                f'duration:={GAIT_DURATIONS_S[gait]}', 'real_time_factor:=0', f'bag_path:={bag.resolve()}',
                f'params_file:={params_file(out_dir, run).resolve()}']
     env = {**os.environ, 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'}
     begin = time.monotonic()
     with (out_dir / f'{bag.name}.log').open('w') as log:
-        code = subprocess.call(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        code = subprocess.call(command, cwd=out_dir, stdout=log, stderr=subprocess.STDOUT, env=env)
     if code != 0:
         raise RuntimeError(f'{bag.name}: the runner exited {code}; see {out_dir / (bag.name + ".log")}')
     return time.monotonic() - begin
