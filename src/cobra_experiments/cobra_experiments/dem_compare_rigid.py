@@ -26,6 +26,7 @@ import numpy as np
 
 
 from cobra_dem.scenario import default_scenario_file, Scenario, ScenarioError, load_scenario
+from cobra_experiments.figures import save_figure
 
 CSV_COLUMNS = ('time_s', 'dem_speed_m_s', 'rigid_speed_m_s', 'dem_height_m', 'rigid_height_m',
                'dem_normal_force_n', 'rigid_normal_force_n')
@@ -115,10 +116,7 @@ def plot(path: Path, scenario: Scenario, dem: dict[str, np.ndarray], rigid: dict
     axes[0].set_title(f'{scenario.body.kind}: rolling radius {shape.rolling_radius_m:.3f} m, m = {shape.mass_kg:.2f} kg, '
                       f'{scenario.slope_deg:g}° slope, {scenario.body.motion}')
     figure.tight_layout()
-    tmp = path.with_name(path.stem + '.tmp.png')
-    figure.savefig(tmp, dpi=110)
-    plt.close(figure)
-    tmp.replace(path)
+    save_figure(figure, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,7 @@ import numpy as np
 
 from cobra_dem.body import BodyError
 from cobra_dem.scenario import GRAVITY_M_S2, Scenario, ScenarioError, scenario_from_dict
+from cobra_experiments.figures import save_figure
 
 LOOP_BED = {'length_m': 0.6, 'width_m': 0.16, 'depth_m': 0.03, 'sphere_radius_m': 0.005, 'clump_spacing_of_radius': 2.0,
             'settle_time_s': 0.15, 'settle_max_time_s': 0.4}   # the LAMMPS test bed for the loop
@@ -126,10 +127,7 @@ def plot(path: Path, traces: dict[tuple[str, str], dict[str, np.ndarray]], rolli
     axes[2].legend(loc='upper right', fontsize=8)
     axes[0].set_title('latched COBRA loop on 24° DEM sand: smooth link shells vs module edges', fontsize=9)
     figure.tight_layout()
-    tmp = path.with_name(path.stem + '.tmp.png')
-    figure.savefig(tmp, dpi=110)
-    plt.close(figure)
-    tmp.replace(path)
+    save_figure(figure, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cobra_experiments.figures import save_figure
+
 GAIT_DURATIONS_S = {'gait1': 20.0, 'gait2': 24.0}   # 2 s ramp + >= 5 steady cycles (2.5 / 3.33 s) + margin
 TERRAINS = ('rigid', 'scm')
 # start poses of the repeats (x, y, yaw): the origin, then moves of a few grid cells and a turn
@@ -208,10 +210,7 @@ def plot(path: Path, figures: list[RunFigures]) -> None:
     axes[0].legend(title='terrain (dots: runs)')
     figure.suptitle('Sidewinding through the nodes: SCM loose sand vs rigid ground (steady cycles)')
     figure.tight_layout()
-    tmp = path.with_name(path.stem + '.tmp.png')
-    figure.savefig(tmp, dpi=110)
-    plt.close(figure)
-    tmp.replace(path)
+    save_figure(figure, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:

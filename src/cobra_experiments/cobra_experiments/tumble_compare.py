@@ -37,6 +37,7 @@ import numpy as np
 
 from cobra_dem.outputs import LIFT_OFF_FRACTION_OF_WEIGHT, lift_off_intervals
 from cobra_dem.scenario import GRAVITY_M_S2, Scenario, ScenarioError, default_scenario_file, load_scenario
+from cobra_experiments.figures import save_figure
 
 SMALL_BED_OVERRIDES = {'bed.length_m': 0.3, 'bed.width_m': 0.16, 'bed.sphere_radius_m': 0.004, 'bed.depth_m': 0.032,
                        'bed.settle_time_s': 0.15, 'bed.settle_max_time_s': 0.4, 'body.start_x_m': 0.1}
@@ -206,10 +207,7 @@ def plot(path: Path, scenario: Scenario, traces: dict[str, dict[str, np.ndarray]
     axes[0].set_title(f'wheel r {shape.wheel_radius_m:.2f} m, {shape.mass_kg:.1f} kg, free from rest on '
                       f'{scenario.slope_deg:g}° ({bed_note})', fontsize=9)
     figure.tight_layout()
-    tmp = path.with_name(path.stem + '.tmp.png')
-    figure.savefig(tmp, dpi=110)
-    plt.close(figure)
-    tmp.replace(path)
+    save_figure(figure, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:
