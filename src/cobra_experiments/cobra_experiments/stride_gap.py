@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cobra_experiments.figures import save_figure
+
 GAITS = {'gait1': (0.4, 0.35, 0.70), 'gait2': (0.3, 0.45, 0.90)}   # config/gait.yaml: f [Hz], A_ver, A_hor [rad]
 RAMP_S = 2.0
 
@@ -125,8 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     axis.set_title(f'{args.gait}: per-cycle stride ratio, engine alone', fontsize=9)
     axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(out_dir / 'stride_gap.png', dpi=110)
-    plt.close(figure)
+    save_figure(figure, out_dir / 'stride_gap.png')
     print(f'stride_gap: wrote {out_dir}/stride_gap.png and stride_gap.json', file=sys.stderr)
     return 0
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 
 from cobra_description.robot_model import RobotModelError, default_urdf_path, load_robot_model
+from cobra_experiments.figures import save_figure
 from cobra_sim.terrain import TerrainConfigError, check_slope_deg
 from cobra_experiments.tumble_run import (DEM_WHEEL, STARTS, TumbleRunConfig, TumbleRunError, run_tumble,
                                   summarize)
@@ -145,8 +146,7 @@ def plot(traces: list[tuple[dict, object]], path: Path) -> None:
         axis.legend(fontsize=8)
         axis.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def write_atomically(path: Path, writer) -> None:

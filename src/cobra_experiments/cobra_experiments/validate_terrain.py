@@ -37,6 +37,7 @@ from cobra_experiments.terrain_rigs import (G_M_S2, LINK_RADIUS_M, PlateRig, Whe
                                             run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
 from cobra_soil import SoilConfigError, SoilParams, load_compliant_params, load_scm_params
 from cobra_soil.params import ScmParams, soil_config_dirs
+from cobra_experiments.figures import save_figure
 
 DEFAULT_SOILS = ('loose_sand', 'lete_sand', 'clayey_soil')
 COMPLIANT_FILE = 'compliant_ground.yaml'
@@ -587,8 +588,7 @@ def _plot_plates(curves: list[dict], path: Path) -> None:
     for axis in list(axes.flat)[len(soils):]:
         axis.set_visible(False)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def _plot_unload_reload(traces: list[dict], path: Path) -> None:
@@ -608,8 +608,7 @@ def _plot_unload_reload(traces: list[dict], path: Path) -> None:
         axis.grid(alpha=0.3)
         axis.legend(fontsize=7)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def _plot_janosi(traces: list, closed: tm.BekkerSoil, soil: SoilParams, length_m: float, area: float,
@@ -627,8 +626,7 @@ def _plot_janosi(traces: list, closed: tm.BekkerSoil, soil: SoilParams, length_m
     axis.grid(alpha=0.3)
     axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def _plot_hold(traces: list, path: Path) -> None:
@@ -643,8 +641,7 @@ def _plot_hold(traces: list, path: Path) -> None:
     axis.grid(alpha=0.3)
     axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, references: list, with_patch_b: list,
@@ -681,8 +678,7 @@ def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, reference
     figure.legend(list(handles.values()), list(handles), loc='lower center', ncol=3, fontsize=8)
     figure.suptitle(f'{name}: wheel r {r} m, width {width} m, load {load:.1f} N')
     figure.tight_layout(rect=(0, 0.12, 1, 1))
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 def _plot_compliant(x_stick: np.ndarray, v_slide: np.ndarray, stretch: float, expected: float, stick_deg: float,
@@ -703,8 +699,7 @@ def _plot_compliant(x_stick: np.ndarray, v_slide: np.ndarray, stretch: float, ex
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 # ---------------------------------------------------------------------------------- output
