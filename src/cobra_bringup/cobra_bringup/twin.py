@@ -48,6 +48,7 @@ RAMP_MARGIN = 1.1        # the replay ramp's speed check has to pass with this m
 MIN_RAMP_S = 0.1         # the gait node's smallest ramp_duration_s
 HOLD_AFTER_RAMP_S = 0.1  # the envelope is exactly 1 before the recorded motion starts
 GRID_TOLERANCE_S = 1e-6  # a stamp this close to a command tick is taken as on it
+CSV_TIME_RESOLUTION_S = 1e-6  # cobra_gaits.trajectory_csv writes times to the microsecond
 SETTLED_AT_ORIGIN_M, SETTLED_AT_ORIGIN_RAD = 0.01, 0.01  # a sim bag's first pose this near the origin started there
 
 
@@ -170,6 +171,24 @@ def command_period_s(times_s: np.ndarray, custom_data: Mapping[str, str]) -> flo
     return min(COMMAND_PERIODS_S, key=lambda candidate: abs(math.log(candidate / period)))
 
 
+def replay_command_times(times_s: np.ndarray, period_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """The recorded stamps (increasing, from the first) as the CSV holds them, and the indices of
+    the commands that keep a row of their own.
+
+    Stamps read as float seconds of a wall-clock origin carry ~0.2 us of rounding: the ones on the
+    command grid go back on it, so the replay samples the recorded rows themselves. The rest keep
+    their recorded time, whatever the spacing (a starved publisher's late, missing or doubled
+    commands), to the CSV's microsecond; commands that fall on one microsecond (or one tick) are
+    one row, the first recorded: the CSV's times must increase, and the speed check has to see the
+    times the gait node reads, not a zero interval between two rows.
+    """
+    ticks = np.round(times_s / period_s) * period_s
+    snapped = np.where(np.abs(times_s - ticks) < GRID_TOLERANCE_S, ticks, times_s)
+    microseconds = np.round(snapped / CSV_TIME_RESOLUTION_S)
+    rows = np.flatnonzero(np.concatenate([[True], np.diff(microseconds) > 0.0]))
+    return microseconds[rows] * CSV_TIME_RESOLUTION_S, rows
+
+
 def plan_replay(run: RecordedRun, velocity_limits_rad_s: Mapping[str, float]) -> Replay:
     """The CSV rows and gait settings that replay `run`'s commands from the straight pose.
 
@@ -178,11 +197,8 @@ def plan_replay(run: RecordedRun, velocity_limits_rad_s: Mapping[str, float]) ->
     through it, so the recorded commands themselves play unscaled, shifted by the lead-in.
     """
     period = command_period_s(run.command_times_s, run.custom_data)
-    positions = run.command_positions_rad
-    # stamps read as float seconds of a wall-clock origin carry ~0.2 us of rounding: put the ones
-    # that are on the command grid back on it, so the replay samples the recorded rows themselves
-    ticks = np.round(run.command_times_s / period) * period
-    command_times = np.where(np.abs(run.command_times_s - ticks) < GRID_TOLERANCE_S, ticks, run.command_times_s)
+    command_times, kept = replay_command_times(run.command_times_s, period)
+    positions = run.command_positions_rad[kept]
     limits = np.array([velocity_limits_rad_s.get(name, math.inf) for name in run.joint_names])
     if len(command_times) > 1:
         speeds = np.abs(np.diff(positions, axis=0)) / np.diff(command_times)[:, None]
