@@ -14,7 +14,9 @@ from nav_msgs.msg import Odometry
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
+from cobra_common.interface_types import CONTACT_FORCES_TOPIC
 from cobra_common.node_process import start_node as start
+from cobra_interfaces.msg import ContactWrenches
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -53,24 +55,28 @@ def test_twist_matches_the_pose_differences_in_base_link(ros_env, ros_node):
         progress.publish(Clock(clock=message.header.stamp))
 
     ros_node.create_subscription(Odometry, 'ground_truth/odom', on_truth, reliable)
-    for topic, kind in (('joint_states', JointState), ('imu/data', Imu), ('odom', Odometry)):
+    # every topic the sim waits for a subscriber on (else it starts only after wait_for_peers_s)
+    for topic, kind in (('joint_states', JointState), ('imu/data', Imu), ('odom', Odometry),
+                        (CONTACT_FORCES_TOPIC, ContactWrenches)):
         ros_node.create_subscription(kind, topic, lambda message: None, qos_profile_sensor_data)
     gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(REPO_ROOT / 'config' / 'gait.yaml'),
                  '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true', '-p', 'ramp_duration_s:=0.5')
     sim = start(ros_env, 'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
                 '-p', f'duration_s:={DURATION_S}', '-p', 'settle_duration_s:=0.5', '-p', 'wait_for_peers_s:=60.0',
                 '-p', 'lockstep_max_logger_lag_s:=0.02')
+    outputs = {}
     try:
         while sim.poll() is None:
             rclpy.spin_once(ros_node, timeout_sec=0.05)
         for _ in range(20):  # what is still queued
             rclpy.spin_once(ros_node, timeout_sec=0.05)
     finally:
-        for process in (sim, gait):
+        for name, process in (('sim', sim), ('gait', gait)):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGINT)
-            process.communicate(timeout=30)
-    assert sim.returncode == 0
+            outputs[name] = process.communicate(timeout=30)[0]
+    assert sim.returncode == 0, outputs['sim']
+    assert 'gave up waiting' not in outputs['sim'], outputs['sim']  # every peer it waits for was here
     assert len(truth) == round(DURATION_S * 100)  # lockstep with this recorder: not one lost
 
     by_stamp = {m.header.stamp.sec * 10**9 + m.header.stamp.nanosec: m for m in truth}
