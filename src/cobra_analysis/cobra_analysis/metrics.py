@@ -128,12 +128,13 @@ def gait_cycles(start_s: float, end_s: float, frequency_hz: float, command_times
 
 @dataclass
 class Locomotion:
-    """Stride = |mean displacement vector| per steady cycle (the paper's ΔCOM): the head's net
-    displacement over the steady cycles divided by their number. Spread and drift need at least
+    """Stride = |mean displacement vector| of the head per steady cycle: the head's net
+    displacement over the steady cycles divided by their number (the head stands in for the
+    papers' centre of mass, ΔCOM: it adds the body's turn per cycle times its lever arm). Spread and drift need at least
     MIN_CYCLES_TO_JUDGE steady cycles; with fewer they are None and `too_few_cycles` says why."""
     stride_m: np.ndarray            # per steady cycle: |displacement|
     stride_vectors_m: np.ndarray    # (K, 2)
-    mean_stride_m: float            # |mean displacement vector| per steady cycle (the paper's ΔCOM)
+    mean_stride_m: float            # |mean displacement vector| of the head per steady cycle
     stride_std_m: float | None      # population STD of the per-cycle |displacement|
     travel_direction_rad: np.ndarray  # per steady cycle
     heading_drift_rad_per_cycle: float | None  # least-squares slope of the travel direction over steady cycles

@@ -105,8 +105,10 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-STRIDE_DEFINITION = ('stride = |mean displacement vector| of the head per steady gait cycle (the paper\'s ΔCOM): '
-                     'the net displacement over the steady cycles divided by their number. Cycles are counted '
+STRIDE_DEFINITION = ('stride = |mean displacement vector| of the head per steady gait cycle: the net displacement '
+                     'over the steady cycles divided by their number (the papers\' ΔCOM is the centre of mass\'s: '
+                     'the head\'s step also carries the body\'s turn per cycle times the head\'s lever arm, '
+                     'a few per cent for sidewinding). Cycles are counted '
                      'at the gait frequency from the gait start; a cycle is steady when its command amplitude is '
                      '≥ 95 % of the run\'s full amplitude (ramps left out).')
 SIM_TIME_BEFORE_S = 1e9  # stamps below this (2001-09-09) are sim time from 0: no calendar date
