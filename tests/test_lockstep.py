@@ -31,7 +31,7 @@ def record_unpaced_run(ros_env: dict[str, str], bag: Path) -> str:
     logger = start(ros_env, 'cobra_logger.logger_node', '-p', f'bag_path:={bag}', '-p', 'use_sim_time:=true',
                    '-p', 'discovery_period_s:=0.2')
     gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS),
-                 '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true', '-p', 'command_subscribers:=2')
+                 '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true', '-p', 'command_subscriber_nodes:=[sim_node, logger]')
     sim = start(ros_env, 'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
                 '-p', f'duration_s:={DURATION_S}', '-p', 'settle_duration_s:=0.5', '-p', 'seed:=7',
                 '-p', 'wait_for_peers_s:=120.0', '-p', 'odom_noise_m:=0.01')

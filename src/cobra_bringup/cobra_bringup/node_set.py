@@ -33,6 +33,7 @@ DEM_TERRAIN = 'dem'  # granular DEM (cobra_dem dem_node): the thesis's rigid whe
 DEM_BODY = 'wheel'  # the body a DEM run simulates (the bag's custom_data robot)
 TERRAINS = tuple(sorted([*TERRAIN_MODELS, DEM_TERRAIN]))
 PEER_WAIT_S = 15.0  # the simulation holds t = 0 until the gait (and the logger) joined, at most this long
+LOGGER_NODE, SIM_NODE, DRIVER_NODE = 'logger', 'sim_node', 'joint_driver'  # the gait's command subscribers
 
 
 class BringupError(ValueError):
@@ -295,7 +296,7 @@ def node_set(arguments: dict[str, str], config_dir: Path, launch_file: str = LAU
             {} if dem else gait_entries(gait, arguments['direction'], arguments['lts_preset'],
                                         str(gait_parameters.get('csv_file', '')), gait_file_parameters),
             git_revision())
-        nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', 'logger', files('logger.yaml'),
+        nodes.insert(0, NodeSpec('cobra_logger', 'logger_node', LOGGER_NODE, files('logger.yaml'),
                                  {'bag_path': str(bag_path.resolve()), 'use_sim_time': use_sim,
                                   'custom_data': custom_data},
                                  arguments={'bag_path': 'bag_path'}))
@@ -325,9 +326,11 @@ def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duratio
     """The robot's nodes (gait, sim or driver + odometry, state publisher, path forecast), the gait
     node's parameters and the gait file's parameters (for the bag's provenance)."""
     robot, gait = arguments['robot'], arguments['gait']
-    # the first command waits for its consumers: the sim or the driver, and the logger when recording
-    gait_parameters: dict[str, object] = {'gait': gait, 'direction': arguments['direction'],
-                                          'use_sim_time': use_sim, 'command_subscribers': 1 + record}
+    # the first command waits for its consumers by name (in the run's namespace, as the gait): the sim
+    # or the driver, and the logger when recording; another subscriber (an echo) does not stand in
+    gait_parameters: dict[str, object] = {
+        'gait': gait, 'direction': arguments['direction'], 'use_sim_time': use_sim,
+        'command_subscriber_nodes': [SIM_NODE if use_sim else DRIVER_NODE, *([LOGGER_NODE] if record else [])]}
     try:
         gait_file_parameters = load_gait_parameters(*files('gait.yaml'))
         gaits = available_gaits(gait_file_parameters)
@@ -353,7 +356,7 @@ def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duratio
                       arguments={'gait': 'gait', 'direction': 'direction', 'csv_file': 'csv_file',
                                  'lts_preset': 'lts_preset', 'urdf_path': 'robot'})]
     if use_sim:
-        nodes.append(NodeSpec('cobra_sim', 'sim_node', 'sim_node', files('sim.yaml'), {
+        nodes.append(NodeSpec('cobra_sim', 'sim_node', SIM_NODE, files('sim.yaml'), {
             'terrain': arguments['terrain'], 'duration_s': duration,
             'real_time_factor': real_time_factor, 'use_sim_time': True, 'lockstep': arguments['lockstep'],
             'wait_for_peers_s': PEER_WAIT_S, 'wait_for_recorder': record, 'wait_for_commands': True,
@@ -363,7 +366,7 @@ def _robot_nodes(arguments: dict[str, str], use_sim: bool, record: bool, duratio
                        'lockstep': 'lockstep', 'frame_prefix': 'frame_prefix',
                        'terrain_file': 'terrain_file', 'slope_deg': 'slope_deg', 'urdf_path': 'robot'}))
     else:
-        nodes.append(NodeSpec('cobra_driver', 'driver_node', 'joint_driver', files('driver.yaml')))
+        nodes.append(NodeSpec('cobra_driver', 'driver_node', DRIVER_NODE, files('driver.yaml')))
         nodes.append(NodeSpec('cobra_odometry', 'odometry_node', 'odometry', files('odometry.yaml'),
                               frame_prefix, arguments={'frame_prefix': 'frame_prefix'}))
     # robot_description, /tf_static and /tf (joints and odom -> base_link) for RViz, Foxglove and bags

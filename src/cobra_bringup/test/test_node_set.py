@@ -147,7 +147,7 @@ def test_record_false_has_no_logger():
 def test_gait_node_gets_gait_and_direction():
     gait = _by_name(_nodes('use_sim:=true', 'gait:=gait2', 'direction:=right'))['gait_node']
     assert gait.parameters == {'gait': 'gait2', 'direction': 'right', 'use_sim_time': True,
-                               'command_subscribers': 2}
+                               'command_subscriber_nodes': ['sim_node', 'logger']}
     assert gait.params_files == (CONFIG_DIR / 'gait.yaml',)
 
 
@@ -373,9 +373,19 @@ def test_terrain_file_reaches_the_sim_as_an_absolute_path_and_only_when_given(tm
     assert 'terrain_file' not in _by_name(_nodes('use_sim:=true', 'terrain:=scm'))['sim_node'].parameters
 
 
-def test_the_gait_holds_its_first_command_for_the_logger_only_when_recording():
-    assert _by_name(_nodes('use_sim:=true'))['gait_node'].parameters['command_subscribers'] == 2
-    assert _by_name(_nodes('use_sim:=true', 'record:=false'))['gait_node'].parameters['command_subscribers'] == 1
+def test_the_gait_holds_its_first_command_for_its_consumers_by_name_and_for_the_logger_only_when_recording():
+    """By the names the consumers run under, so that another joint_commands subscriber (an echo)
+    does not stand in for one of them."""
+    def held_for(*words: str) -> list[str]:
+        nodes = _by_name(_nodes(*words))
+        held = nodes['gait_node'].parameters['command_subscriber_nodes']
+        assert set(held) <= set(nodes)  # each one a node of the set, by its name
+        return held
+
+    assert held_for('use_sim:=true') == ['sim_node', 'logger']
+    assert held_for('use_sim:=true', 'record:=false') == ['sim_node']
+    assert held_for('use_sim:=false') == ['joint_driver', 'logger']
+    assert held_for('use_sim:=false', 'record:=false', 'namespace:=cobra') == ['joint_driver']
 
 
 def test_dem_terrain_runs_the_dem_node_alone_with_the_logger(tmp_path):

@@ -271,8 +271,9 @@ def test_a_robot_bag_from_the_driver_emulator_twins_end_to_end(ros_env: dict[str
         if spec.name in wanted:
             wanted[spec.name] = spec
     # the gait's first command waits for the driver, the logger and this test's probe
-    wanted['gait_node'] = replace(wanted['gait_node'], parameters={**wanted['gait_node'].parameters,
-                                                                   'command_subscribers': 3})
+    gait_parameters = wanted['gait_node'].parameters
+    wanted['gait_node'] = replace(wanted['gait_node'], parameters={
+        **gait_parameters, 'command_subscriber_nodes': [*gait_parameters['command_subscriber_nodes'], 'test_probe']})
     commands: list[JointState] = []
     states: list[JointState] = []
     ros_node.create_subscription(JointState, 'joint_commands', commands.append,

@@ -29,12 +29,20 @@ BASE_PARAMETERS: tuple[Setting, ...] = (
     Setting('urdf_path', '', 'robot URDF; empty = installed cobra_description'),
     Setting('csv_file', '', 'trajectory CSV for gait:=csv'),
     Setting('csv_loop', False, 'loop the CSV instead of holding its last row; its last row must equal its first'),
-    Setting('command_subscribers', 1, 'hold the first joint_commands until this many subscriptions matched the '
-            'publisher (the sim or driver, plus the logger when recording), so none misses the start',
-            0, 10, integer=True),
     Setting('command_subscribers_timeout_s', 15.0,
             'stop holding after this long [s, wall] and start with the subscribers present', 0.0, 600.0),
 )
+# declared by type (rclpy types an empty default as a byte array and would refuse every list of names)
+COMMAND_SUBSCRIBER_NODES = Setting(
+    'command_subscriber_nodes', [],
+    'hold the first joint_commands until these nodes subscribed and matched (the sim or driver, plus the '
+    "logger when recording), so none misses the start: names as the nodes run ('sim_node' in the gait's "
+    "namespace, '/cobra/logger' absolute); other subscribers (an echo, rqt) do not count; empty = no hold")
+REPLACED_PARAMETERS = {  # name -> the fix, for a parameter file or override still setting it
+    'command_subscribers': "command_subscribers (a count, which any other subscriber such as a 'ros2 topic echo' "
+                           'satisfied) was replaced by command_subscriber_nodes: name the nodes, e.g. '
+                           "\"command_subscriber_nodes:=['sim_node', 'logger']\"",
+}
 LTS_PRESET = Setting('lts_preset', 'rolling', f"LTS gait for gait:=lts (T-Snake): {' | '.join(LTS_PRESET_NAMES)} "
                      '(the LTS paper)', choices=tuple(LTS_PRESET_NAMES))
 RUNTIME_PARAMETERS = frozenset(RETUNABLE)  # the sidewinding tuning; everything else is read-only

@@ -15,9 +15,10 @@ import time
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSCompatibility, QoSProfile, ReliabilityPolicy, qos_check_compatible
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
@@ -26,15 +27,17 @@ from cobra_common.cdr import leading_stamp_ns
 from cobra_common.config_check import by_name
 from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, spin_node, take_all,
                                        take_over_sim_time, validate_update)
-from cobra_common.ros_entry import StartupError
+from cobra_common.ros_entry import StartupError, describe
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_gaits.cmd_vel_input import CmdVelInput, declare_cmd_vel_parameters
-from cobra_gaits.gait_config import (BASE_PARAMETERS, LTS_PRESET, RUNTIME_PARAMETERS, check_gait, lts_parameters,
-                                     preset_parameters, tuning_parameters)
+from cobra_gaits.gait_config import (BASE_PARAMETERS, COMMAND_SUBSCRIBER_NODES, LTS_PRESET, REPLACED_PARAMETERS,
+                                     RUNTIME_PARAMETERS, check_gait, lts_parameters, preset_parameters,
+                                     tuning_parameters)
 from cobra_gaits.gait_source import RETUNABLE, make_gait_source
 from cobra_gaits.presets import CMD_VEL_GAIT, PRESET_FIELDS
 from cobra_gaits.sidewinding import GaitError, SidewindingParams
-from cobra_gaits.ticker import Command, GaitTicker, check_lts, lts_defaults, preset_tuning, retune_problem
+from cobra_gaits.ticker import (Command, CommandSubscribers, GaitTicker, check_lts, fully_qualified, lts_defaults,
+                                preset_tuning, resolve_node_names, retune_problem)
 from cobra_gaits.tumble_control import (TUMBLE_GAIT, TumbleController, check_tumble_robot,
                                          declare_tumble_parameters)
 
@@ -53,7 +56,12 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     """Declare every gait_node parameter (gait_config's tables); StartupError for combinations
     that cannot run. The speed limit needs the URDF (and a CSV its file), so it is checked after
     this, by cobra_gaits.gait_source.make_gait_source(values, joints)."""
+    overrides = getattr(node, '_parameter_overrides', {})
+    for name, fix in REPLACED_PARAMETERS.items():
+        if name in overrides:  # undeclared, rclpy would ignore it silently
+            raise StartupError(f'{node.get_name()}: {fix}')
     base = declare_table(node, BASE_PARAMETERS, RUNTIME_PARAMETERS)
+    base['command_subscriber_nodes'] = declare_command_subscriber_nodes(node)
     for name in base['preset_names']:
         declare_table(node, preset_parameters(name), RUNTIME_PARAMETERS)
     gait = base['gait']
@@ -73,6 +81,25 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     lts = declare_table(node, lts_parameters(lts_defaults(lts_preset)), RUNTIME_PARAMETERS)
     check_lts(gait, lts_preset, lts, {**base, **tuning})
     return {**base, **tuning, 'lts_preset': lts_preset, **lts, 'tumble': tumble, 'cmd_vel': cmd_vel}
+
+
+def declare_command_subscriber_nodes(node: Node) -> tuple[str, ...]:
+    """The read-only string array `command_subscriber_nodes`, fully qualified in the node's namespace.
+
+    Declared by type, not by an empty default: rclpy would type `[]` as a byte array and then
+    refuse every list of names; unset (or `[]` given) is no hold."""
+    descriptor = describe(COMMAND_SUBSCRIBER_NODES.description, read_only=True)
+    try:
+        names = node.declare_parameter(COMMAND_SUBSCRIBER_NODES.name, Parameter.Type.STRING_ARRAY, descriptor).value
+    except ParameterUninitializedException:
+        names = []
+    except (ParameterException, TypeError, ValueError) as error:  # a value that is not a string array
+        given = getattr(node, '_parameter_overrides', {}).get(COMMAND_SUBSCRIBER_NODES.name)
+        raise StartupError(
+            f"{node.get_name()}: parameter 'command_subscriber_nodes' = {given.value if given else None!r} has the "
+            "wrong type: it must be a list of node names, e.g. \"command_subscriber_nodes:=['sim_node', 'logger']\" "
+            f'({error})') from None
+    return resolve_node_names(names or [], node.get_namespace())
 
 
 class GaitNode(Node):
@@ -102,18 +129,31 @@ class GaitNode(Node):
         period_ns = round(1e9 / p['rate_hz'])
         # on sim time /clock is taken by spin_gait, not by rclpy's TimeSource (see the module doc)
         self.on_sim_time = take_over_sim_time(self)
-        self.ticker = GaitTicker(source, p['command_subscribers'], p['command_subscribers_timeout_s'],
+        self.ticker = GaitTicker(source, p['command_subscriber_nodes'], p['command_subscribers_timeout_s'],
                                  time.monotonic(), period_ns if self.on_sim_time else None)
         self.clock_subscription = self.create_subscription(
             ClockMsg, CLOCK_TOPIC, self.take_clock, CLOCK_QOS, raw=True) if self.on_sim_time else None
         if not self.on_sim_time:
             self.create_timer(period_ns * 1e-9, lambda: self._publish(self.ticker.tick(
-                self.get_clock().now().nanoseconds, self._publisher.get_subscription_count, time.monotonic())))
+                self.get_clock().now().nanoseconds, self.command_subscribers, time.monotonic())))
         if p['autostart']:
             source.ramp.start()
         self.get_logger().info(
             f"gait '{p['gait']}' on {len(self._joint_names)} joints at {p['rate_hz']:g} Hz "
             f"({'running' if p['autostart'] else 'waiting for gait/start'})")
+
+    def command_subscribers(self) -> CommandSubscribers:
+        """The joint_commands subscriptions in the graph that can match the publisher, by node, and
+        how many did (asked only while the first command is held)."""
+        topic = self._publisher.topic_name
+        # our publisher as the graph reports it: the profile as given has 0 for 'infinite' deadlines,
+        # which qos_check_compatible takes for a mismatch with every subscription's reported one
+        own = [info.qos_profile for info in self.get_publishers_info_by_topic(topic)
+               if (info.node_namespace, info.node_name) == (self.get_namespace(), self.get_name())]
+        nodes = tuple(fully_qualified(info.node_namespace, info.node_name)
+                      for info in self.get_subscriptions_info_by_topic(topic)
+                      if not own or qos_check_compatible(own[0], info.qos_profile)[0] != QoSCompatibility.ERROR)
+        return CommandSubscribers(nodes, self._publisher.get_subscription_count())
 
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         result = validate_update(TUNING_BY_NAME, parameters)
@@ -145,13 +185,12 @@ class GaitNode(Node):
         take_all(self.clock_subscription, self._on_clock, raw=True)
 
     def _on_clock(self, data: bytes) -> None:
-        self._publish(self.ticker.clock(leading_stamp_ns(data), self._publisher.get_subscription_count,
-                                        time.monotonic()))
+        self._publish(self.ticker.clock(leading_stamp_ns(data), self.command_subscribers, time.monotonic()))
 
     def step(self) -> Wait:
         """One round of the sim-time loop: the /clock samples queued, then a held tick if it may go."""
         self.take_clock()
-        self._publish(self.ticker.release_held(self._publisher.get_subscription_count, time.monotonic()))
+        self._publish(self.ticker.release_held(self.command_subscribers, time.monotonic()))
         return Wait(EXECUTOR_PERIOD_S, in_executor=False)
 
     def _publish(self, command: Command | None) -> None:

@@ -2,9 +2,11 @@
 
 A tick advances the gait source by the time since the last one (at most MAX_TICK_S: a paused
 sim or a suspended host must not jump the gait phase) and commands its positions, stamped with
-the tick time. The first command is held until the expected subscribers (the sim or driver, and
-the logger when recording) matched, at most `hold_timeout_s`: a late one would miss the start. A
-held tick is the newest boundary reached, which a lockstepped sim waits for exactly.
+the tick time. The first command is held until the named subscriber nodes (the sim or driver, and
+the logger when recording) subscribed and matched, at most `hold_timeout_s`: a late one would miss
+the start. They are waited for by name, not by count: any other joint_commands subscriber in the
+domain (a `ros2 topic echo`, rqt, a test probe) would otherwise stand in for a missing one. A held
+tick is the newest boundary reached, which a lockstepped sim waits for exactly.
 
 The parameter rules are here too (cobra_gaits.gait_node declares what they judge): the tuning
 defaults come from the chosen sidewinding preset, the LTS overrides default to the LTS preset's own
@@ -16,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
+
+import re
 
 import numpy as np
 
@@ -31,6 +35,8 @@ from cobra_gaits.sim_ticks import SimTicker
 from cobra_gaits.speed_limit import check_sidewinding_speed
 
 MAX_TICK_S = 0.1  # a longer gap (paused sim, suspended host) must not jump the gait phase
+# rcl's node name tokens, optionally under a namespace ('logger', 'cobra/logger', '/cobra/logger')
+NODE_NAME_PATTERN = re.compile(r'/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*')
 
 
 class GaitSource(Protocol):
@@ -47,32 +53,72 @@ class Command:
     positions_rad: list[float]
 
 
+def fully_qualified(namespace: str, name: str) -> str:
+    """'/ns/name' of a node in `namespace` ('/' or '' for the root), as the graph reports them."""
+    return f"{namespace.rstrip('/')}/{name}"
+
+
+def resolve_node_names(names: Sequence[str], namespace: str) -> tuple[str, ...]:
+    """The fully qualified names of `names`: an absolute name as given, any other in `namespace` (the
+    gait's own, so that a namespaced bringup's 'logger' is its own logger); StartupError for one
+    that is not a node name."""
+    for name in names:
+        if not NODE_NAME_PATTERN.fullmatch(name):
+            raise StartupError(f"command_subscriber_nodes entry {name!r} is not a node name: give the names "
+                               "the subscribers run under, e.g. \"command_subscriber_nodes:=['sim_node', 'logger']\" "
+                               "(in the gait's namespace) or '/cobra/logger' (absolute)")
+    return tuple(name if name.startswith('/') else fully_qualified(namespace, name) for name in names)
+
+
+@dataclass(frozen=True)
+class CommandSubscribers:
+    """The joint_commands subscriptions the node sees: the fully qualified node name of each one in
+    the ROS graph that can match the publisher (QoS), and how many matched it at the DDS level."""
+
+    nodes: tuple[str, ...]
+    matched: int
+
+
+def missing_subscribers(expected: Sequence[str], present: CommandSubscribers) -> list[str]:
+    """What the hold still waits for: each expected node without a subscription in the graph; once
+    all are there, the DDS match of every graph subscription (the count cannot say which one is
+    unmatched, so a named one may be the one a foreign subscriber's match stands in for)."""
+    missing = [name for name in expected if name not in present.nodes]
+    if not missing and present.matched < len(present.nodes):
+        return [f'the DDS match of {len(present.nodes) - present.matched} of the {len(present.nodes)} '
+                'subscriptions in the graph']
+    return missing
+
+
 class GaitTicker:
-    """Ticks the source; holds the first tick until `command_subscribers` matched (or the timeout).
+    """Ticks the source; holds the first tick until the `command_subscriber_nodes` (fully qualified)
+    subscribed and matched, or the timeout passed; empty: no hold.
 
     With `period_ns` (sim time) the ticks come from /clock values through `clock`; on wall time
     the node calls `tick` from its timer. `now_s` is wall time [s] of any monotonic clock.
+    `subscribers` is asked only while the hold waits.
     """
 
-    def __init__(self, source: GaitSource, command_subscribers: int, hold_timeout_s: float, now_s: float,
-                 period_ns: int | None = None) -> None:
+    def __init__(self, source: GaitSource, command_subscriber_nodes: Sequence[str], hold_timeout_s: float,
+                 now_s: float, period_ns: int | None = None) -> None:
         self.source = source
-        self.command_subscribers = command_subscribers
+        self.command_subscriber_nodes = tuple(command_subscriber_nodes)
         self.hold_timeout_s = hold_timeout_s
-        self._hold = PeerWait.starting(now_s, hold_timeout_s) if command_subscribers > 0 else None
+        self._hold = PeerWait.starting(now_s, hold_timeout_s) if self.command_subscriber_nodes else None
         self.sim_ticker = SimTicker(period_ns) if period_ns is not None else None
         self.last_tick_ns: int | None = None
         self.held_tick_ns: int | None = None  # a tick not published yet: a subscriber is missing
         self.warnings: list[str] = []         # for the node to log (and clear)
 
-    def clock(self, stamp_ns: int | None, matched: Callable[[], int], now_s: float) -> Command | None:
+    def clock(self, stamp_ns: int | None, subscribers: Callable[[], CommandSubscribers],
+              now_s: float) -> Command | None:
         """A /clock value (None: unreadable); the command when a tick is due and may go out."""
         if stamp_ns is None or (tick_ns := self.sim_ticker.clock(stamp_ns)) is None:
             return None
-        return self.tick(tick_ns, matched, now_s)
+        return self.tick(tick_ns, subscribers, now_s)
 
-    def tick(self, now_ns: int, matched: Callable[[], int], now_s: float) -> Command | None:
-        if not self._subscribers_matched(matched, now_s):
+    def tick(self, now_ns: int, subscribers: Callable[[], CommandSubscribers], now_s: float) -> Command | None:
+        if not self._subscribers_present(subscribers, now_s):
             self.held_tick_ns = now_ns  # newest boundary: a lockstepped sim waits for exactly it
             return None
         if self.last_tick_ns is not None:
@@ -81,23 +127,25 @@ class GaitTicker:
         self.last_tick_ns = now_ns
         return Command(now_ns, self.source.positions().tolist())
 
-    def release_held(self, matched: Callable[[], int], now_s: float) -> Command | None:
-        """The tick held back for a missing subscriber, once it matched (or the hold timed out)."""
-        if self.held_tick_ns is None or not self._subscribers_matched(matched, now_s):
+    def release_held(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> Command | None:
+        """The tick held back for a missing subscriber, once it is there (or the hold timed out)."""
+        if self.held_tick_ns is None or not self._subscribers_present(subscribers, now_s):
             return None
         held, self.held_tick_ns = self.held_tick_ns, None
-        return self.tick(held, matched, now_s)
+        return self.tick(held, subscribers, now_s)
 
-    def _subscribers_matched(self, matched: Callable[[], int], now_s: float) -> bool:
-        """Until the expected consumers matched (DDS-level), a late one would miss the start."""
+    def _subscribers_present(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> bool:
+        """Until the named consumers subscribed and matched, a late one would miss the start."""
         if self._hold is None or not self._hold.waiting:
             return True
-        count = matched()
-        state = self._hold.poll(['subscriber'] * max(self.command_subscribers - count, 0), now_s)
-        if state is PeerState.GAVE_UP:
-            self.warnings.append(f'only {count} of {self.command_subscribers} joint_commands subscribers matched '
-                                 f'after {self.hold_timeout_s:g} s: starting without the rest')
-        return state is not PeerState.WAITING
+        present = subscribers()
+        missing = missing_subscribers(self.command_subscriber_nodes, present)
+        if self._hold.poll(missing, now_s) is PeerState.GAVE_UP:
+            others = sorted(set(present.nodes) - set(self.command_subscriber_nodes))
+            self.warnings.append(
+                f"joint_commands subscribers missing after {self.hold_timeout_s:g} s: {', '.join(missing)}; "
+                f"starting without them (other subscribers: {', '.join(others) or 'none'})")
+        return not self._hold.waiting
 
 
 # --- parameter rules ----------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def test_cmd_vel_drives_the_emulated_servos_within_their_limits(bus, ros_env, ro
     driver = start(ros_env, 'cobra_driver.driver_node', '--params-file', str(REPO_ROOT / 'config' / 'driver.yaml'),
                    '-p', f'port:={bus.port}', '-p', 'rate_hz:=100.0', '-p', 'packet_timeout_margin_ms:=20.0')
     gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(REPO_ROOT / 'config' / 'gait.yaml'),
-                 '-p', 'gait:=cmd_vel', '-p', 'command_subscribers:=1')
+                 '-p', 'gait:=cmd_vel', '-p', 'command_subscriber_nodes:=[joint_driver]')
     commands: list[JointState] = []
     states: list[JointState] = []
     diagnostics: list[DiagnosticArray] = []

@@ -9,8 +9,8 @@ import pytest
 
 from cobra_common.config_check import by_name
 from cobra_common.errors import StartupError
-from cobra_gaits.gait_config import (BASE_PARAMETERS, LTS_PRESET, RUNTIME_PARAMETERS, check_gait, lts_parameters,
-                                     preset_parameters, tuning_parameters)
+from cobra_gaits.gait_config import (BASE_PARAMETERS, COMMAND_SUBSCRIBER_NODES, LTS_PRESET, RUNTIME_PARAMETERS,
+                                     check_gait, lts_parameters, preset_parameters, tuning_parameters)
 from cobra_gaits.gait_source import RETUNABLE
 from cobra_gaits.presets import load_gait_parameters
 from cobra_gaits.ticker import lts_defaults
@@ -26,7 +26,7 @@ def test_tuning_defaults_are_the_presets_and_all_of_it_is_retunable() -> None:
 
 
 def test_read_only_blocks_are_outside_the_runtime_set() -> None:
-    names = [s.name for s in (*BASE_PARAMETERS, *preset_parameters('crawl'), LTS_PRESET,
+    names = [s.name for s in (*BASE_PARAMETERS, COMMAND_SUBSCRIBER_NODES, *preset_parameters('crawl'), LTS_PRESET,
                               *lts_parameters(lts_defaults('rolling')))]
     assert 'crawl.frequency_hz' in names and RUNTIME_PARAMETERS.isdisjoint(names)
 
@@ -68,7 +68,8 @@ def test_check_gait_accepts_presets_and_built_ins(gait: str) -> None:
 def test_config_gait_yaml_values_are_accepted_by_the_tables() -> None:
     """config/gait.yaml's base, preset, tuning and LTS keys are rows of the tables and in range."""
     values = load_gait_parameters(CONFIG)
-    rows = by_name((*BASE_PARAMETERS, *tuning_parameters(PRESET), LTS_PRESET, *lts_parameters(lts_defaults('rolling'))))
+    rows = by_name((*BASE_PARAMETERS, COMMAND_SUBSCRIBER_NODES, *tuning_parameters(PRESET), LTS_PRESET,
+                    *lts_parameters(lts_defaults('rolling'))))
     for name in values['preset_names']:
         rows.update({row.name: row for row in preset_parameters(name)})
         values.update({f'{name}.{field}': value for field, value in values.pop(name).items()})

@@ -120,6 +120,10 @@ def test_start_retune_and_stop_without_steps(ros_env, ros_node):
      'gait too fast for the servos: joint_2 (yaw) would move at up to 18.85 rad/s'),
     (['gait1.frequency_hz:=2.0'], 'gait too fast for the servos: joint_2 (yaw)'),
     (['direction:=up'], "direction must be one of ['left', 'right']"),
+    (['command_subscribers:=2'], 'command_subscribers (a count, which any other subscriber such as a '
+                                 "'ros2 topic echo' satisfied) was replaced by command_subscriber_nodes"),
+    (['command_subscriber_nodes:=[sim_node, logger/]'], "command_subscriber_nodes entry 'logger/' is not a node name"),
+    (['command_subscriber_nodes:=2'], "parameter 'command_subscriber_nodes' = 2 has the wrong type"),
 ])
 def test_startup_errors_exit_with_a_clear_message(ros_env, parameters, message):
     result = subprocess.run(gait_command(*parameters), env=ros_env, capture_output=True, text=True,
@@ -162,3 +166,16 @@ def test_declare_parameters_declares_everything_without_side_effects(ros_node):
             declare_parameters(unknown)
     finally:
         unknown.destroy_node()
+
+
+def test_command_subscriber_nodes_resolve_in_the_gaits_namespace(ros_node):
+    from cobra_gaits.gait_node import declare_parameters
+    named = rclpy.create_node('gait_node', namespace='/cobra', parameter_overrides=[
+        Parameter('command_subscriber_nodes', value=['sim_node', '/logger'])])
+    unset = rclpy.create_node('gait_node', namespace='/cobra')
+    try:
+        assert declare_parameters(named)['command_subscriber_nodes'] == ('/cobra/sim_node', '/logger')
+        assert declare_parameters(unset)['command_subscriber_nodes'] == ()  # no hold
+    finally:
+        named.destroy_node()
+        unset.destroy_node()

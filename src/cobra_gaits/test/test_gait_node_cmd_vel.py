@@ -59,7 +59,7 @@ def test_bad_cmd_vel_parameters_are_refused(ros_node, overrides, message):
 def test_node_follows_cmd_vel_and_ramps_down_when_it_goes_stale(ros_env, ros_node, robot, ramp_s):
     process = subprocess.Popen([sys.executable, '-m', 'cobra_gaits.gait_node', '--ros-args', '--params-file',
                                 str(PARAMS), '-p', 'gait:=cmd_vel', '-p', f'urdf_path:={URDFS[robot]}',
-                                '-p', 'command_subscribers:=0', '-p', f'ramp_duration_s:={ramp_s}'],
+                                '-p', f'ramp_duration_s:={ramp_s}'],
                                env=ros_env, stderr=subprocess.PIPE, text=True)
     commands: list[JointState] = []
     ros_node.create_subscription(JointState, 'joint_commands', commands.append, RELIABLE)

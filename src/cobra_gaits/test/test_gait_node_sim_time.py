@@ -36,7 +36,7 @@ def test_a_gait_waking_late_commands_every_boundary_it_crossed(ros_env, ros_node
     ros_node.create_subscription(JointState, 'joint_commands', commands.append, RELIABLE)
     clock = ros_node.create_publisher(Clock, '/clock', RELIABLE)
     process = start_node(ros_env, 'cobra_gaits.gait_node', '--params-file', str(PARAMS), '-p', f'urdf_path:={URDF}',
-                         '-p', 'use_sim_time:=true', '-p', 'command_subscribers:=1')
+                         '-p', 'use_sim_time:=true', '-p', 'command_subscriber_nodes:=[test_probe]')
     try:
         # t = 0 until the first command (as the sim holds it): the gait ticks at once
         spin_until(ros_node, lambda: clock.get_subscription_count() > 0, 60.0)

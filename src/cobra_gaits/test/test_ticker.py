@@ -1,7 +1,9 @@
-"""ticker: the gait node's core without rclpy: the first tick waits for the command subscribers,
+"""ticker: the gait node's core without rclpy: the first tick waits for the named command subscribers,
 a held tick goes out stamped at its boundary, sim-time ticks follow /clock, and the parameter rules."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -9,7 +11,8 @@ import pytest
 from cobra_common.errors import StartupError
 from cobra_description.robot_model import load_robot_model
 from cobra_gaits.gait_source import make_gait_source
-from cobra_gaits.ticker import (MAX_TICK_S, GaitTicker, check_lts, lts_defaults, preset_tuning,
+from cobra_gaits.ticker import (MAX_TICK_S, CommandSubscribers, GaitTicker, check_lts, fully_qualified,
+                                lts_defaults, missing_subscribers, preset_tuning, resolve_node_names,
                                 retune_problem)
 
 PERIOD_NS = 10_000_000
@@ -28,45 +31,97 @@ class CountingSource:
         return np.array([sum(self.advanced_s)])
 
 
-def test_the_first_tick_is_held_until_the_subscribers_matched_and_goes_out_at_its_boundary():
+NAMED = ('/sim_node', '/logger')
+
+
+def seen(*nodes: str, matched: int | None = None) -> Callable[[], CommandSubscribers]:
+    """The node shell's answer: these subscriber nodes in the graph, all matched unless told."""
+    return lambda: CommandSubscribers(nodes, len(nodes) if matched is None else matched)
+
+
+def not_asked() -> CommandSubscribers:
+    raise AssertionError('the subscribers were asked although nothing is held')
+
+
+def test_the_first_tick_is_held_until_the_named_subscribers_are_there_and_goes_out_at_its_boundary():
     source = CountingSource()
-    ticker = GaitTicker(source, command_subscribers=2, hold_timeout_s=15.0, now_s=0.0, period_ns=PERIOD_NS)
-    matched = [1]
-    assert ticker.clock(0, lambda: matched[0], now_s=0.1) is None
-    assert ticker.clock(PERIOD_NS, lambda: matched[0], now_s=0.2) is None
+    ticker = GaitTicker(source, NAMED, hold_timeout_s=15.0, now_s=0.0, period_ns=PERIOD_NS)
+    assert ticker.clock(0, seen('/sim_node'), now_s=0.1) is None
+    assert ticker.clock(PERIOD_NS, seen('/sim_node'), now_s=0.2) is None
     assert ticker.held_tick_ns == PERIOD_NS  # the newest boundary reached
-    assert ticker.release_held(lambda: matched[0], now_s=0.3) is None
-    matched[0] = 2
-    command = ticker.release_held(lambda: matched[0], now_s=0.4)
+    assert ticker.release_held(seen('/sim_node'), now_s=0.3) is None
+    command = ticker.release_held(seen('/logger', '/sim_node'), now_s=0.4)
     assert command is not None and command.stamp_ns == PERIOD_NS and command.positions_rad == [0.0]
     assert ticker.held_tick_ns is None and ticker.warnings == []
-    nxt = ticker.clock(2 * PERIOD_NS + 3, lambda: 0, now_s=0.5)  # once matched, never held again
+    nxt = ticker.clock(2 * PERIOD_NS + 3, not_asked, now_s=0.5)  # once released, never held again
     assert nxt.stamp_ns == 2 * PERIOD_NS + 3 and source.advanced_s == [pytest.approx(0.01)]
 
 
-def test_the_hold_gives_up_at_its_timeout_with_a_warning():
-    ticker = GaitTicker(CountingSource(), command_subscribers=2, hold_timeout_s=15.0, now_s=0.0)
-    assert ticker.tick(5, lambda: 1, now_s=14.9) is None
-    command = ticker.tick(7, lambda: 1, now_s=15.0)
+@pytest.mark.parametrize('foreign', ['/test_probe', '/other_ns/logger', '/sim_node/logger'])
+def test_a_foreign_subscriber_does_not_stand_in_for_a_named_one(foreign):
+    """Two subscriptions matched, as the old count of 2 wanted, but the second is not the logger's."""
+    ticker = GaitTicker(CountingSource(), NAMED, hold_timeout_s=15.0, now_s=0.0)
+    for k in range(100):
+        assert ticker.tick(k, seen('/sim_node', foreign), now_s=k * 0.1) is None
+    assert ticker.release_held(seen('/sim_node', foreign, '/logger'), now_s=10.0).stamp_ns == 99
+    assert ticker.warnings == []
+
+
+def test_named_subscribers_in_the_graph_wait_until_every_subscription_matched():
+    """The graph lists the logger before the DDS match: the count cannot say the unmatched one is not
+    the logger's, so the hold lasts until all the subscriptions in the graph matched."""
+    ticker = GaitTicker(CountingSource(), NAMED, hold_timeout_s=15.0, now_s=0.0)
+    assert ticker.tick(1, seen('/sim_node', '/test_probe', '/logger', matched=2), now_s=1.0) is None
+    assert ticker.tick(2, seen('/sim_node', '/test_probe', '/logger', matched=3), now_s=2.0).stamp_ns == 2
+
+
+def test_the_hold_gives_up_at_its_timeout_naming_the_missing_node():
+    ticker = GaitTicker(CountingSource(), NAMED, hold_timeout_s=15.0, now_s=0.0)
+    assert ticker.tick(5, seen('/sim_node', '/test_probe'), now_s=14.9) is None
+    command = ticker.tick(7, seen('/sim_node', '/test_probe'), now_s=15.0)
     assert command is not None and command.stamp_ns == 7
-    assert ticker.warnings == ['only 1 of 2 joint_commands subscribers matched after 15 s: '
-                               'starting without the rest']
+    assert ticker.warnings == ['joint_commands subscribers missing after 15 s: /logger; starting without them '
+                               '(other subscribers: /test_probe)']
+
+
+def test_no_named_subscribers_no_hold():
+    ticker = GaitTicker(CountingSource(), (), hold_timeout_s=15.0, now_s=0.0)
+    assert ticker.tick(3, not_asked, now_s=0.0).stamp_ns == 3
+
+
+def test_missing_subscribers_names_each_absent_node():
+    present = CommandSubscribers(('/sim_node', '/test_probe'), matched=2)
+    assert missing_subscribers(('/sim_node', '/logger', '/cobra/logger'), present) == ['/logger', '/cobra/logger']
+    assert missing_subscribers(('/sim_node',), present) == []
+
+
+def test_node_names_resolve_in_the_gaits_namespace_unless_absolute():
+    assert resolve_node_names(['sim_node', 'logger'], '/') == ('/sim_node', '/logger')
+    assert resolve_node_names(['sim_node', '/logger', 'twin/logger'], '/cobra') == \
+        ('/cobra/sim_node', '/logger', '/cobra/twin/logger')
+    assert fully_qualified('/', 'logger') == '/logger' and fully_qualified('/cobra', 'logger') == '/cobra/logger'
+
+
+@pytest.mark.parametrize('name', ['', 'logger/', '2logger', 'log ger', '~/logger', '//logger'])
+def test_a_name_that_is_not_a_node_name_is_refused_with_the_fix(name):
+    with pytest.raises(StartupError, match=r"command_subscriber_nodes entry .* is not a node name: .*'sim_node'"):
+        resolve_node_names(['sim_node', name], '/')
 
 
 def test_a_long_gap_advances_the_gait_by_at_most_max_tick():
     source = CountingSource()
-    ticker = GaitTicker(source, command_subscribers=0, hold_timeout_s=0.0, now_s=0.0)
-    ticker.tick(0, lambda: 0, 0.0)
-    ticker.tick(5_000_000_000, lambda: 0, 0.0)
-    ticker.tick(4_000_000_000, lambda: 0, 0.0)  # backwards (a restarted sim): no negative step
+    ticker = GaitTicker(source, (), hold_timeout_s=0.0, now_s=0.0)
+    ticker.tick(0, not_asked, 0.0)
+    ticker.tick(5_000_000_000, not_asked, 0.0)
+    ticker.tick(4_000_000_000, not_asked, 0.0)  # backwards (a restarted sim): no negative step
     assert source.advanced_s == [MAX_TICK_S, 0.0]
 
 
 def test_unreadable_clock_samples_do_not_tick():
-    ticker = GaitTicker(CountingSource(), 0, 0.0, 0.0, period_ns=PERIOD_NS)
-    assert ticker.clock(None, lambda: 0, 0.0) is None
-    assert ticker.clock(0, lambda: 0, 0.0) is not None
-    assert ticker.clock(PERIOD_NS - 1, lambda: 0, 0.0) is None
+    ticker = GaitTicker(CountingSource(), (), 0.0, 0.0, period_ns=PERIOD_NS)
+    assert ticker.clock(None, not_asked, 0.0) is None
+    assert ticker.clock(0, not_asked, 0.0) is not None
+    assert ticker.clock(PERIOD_NS - 1, not_asked, 0.0) is None
 
 
 def test_preset_tuning_reads_the_chosen_preset_or_zeros():
