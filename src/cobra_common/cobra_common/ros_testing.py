@@ -7,6 +7,9 @@ from collections.abc import Callable
 
 import rclpy
 from rclpy.node import Node
+from rosgraph_msgs.msg import Clock
+
+from cobra_common.ros_entry import stamp_seconds
 
 
 def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = 60.0) -> bool:
@@ -18,3 +21,15 @@ def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = 60.
             return True
         rclpy.spin_once(node, timeout_sec=0.02)
     return condition()
+
+
+def clock_message(stamp_ns: int) -> Clock:
+    """A /clock sample at `stamp_ns` (a test that is the sim's clock)."""
+    message = Clock()
+    message.clock.sec, message.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
+    return message
+
+
+def stamps_ms(messages: list) -> list[float]:
+    """Header stamps of stamped messages in milliseconds, rounded to the microsecond."""
+    return [round(stamp_seconds(m.header.stamp) * 1e3, 3) for m in messages]

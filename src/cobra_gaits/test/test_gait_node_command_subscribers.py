@@ -16,7 +16,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
 from cobra_common.node_process import start_node, stop_node
-from cobra_common.ros_entry import stamp_seconds
+from cobra_common.ros_testing import clock_message, stamps_ms
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -26,16 +26,6 @@ PERIOD_NS = 10_000_000  # config/gait.yaml's 100 Hz
 HELD_BOUNDARIES = 50    # boundaries the clock crosses while only the foreign subscribers are there
 NAMESPACE = '/cobra'
 CONSUMER = 'consumer'   # the named subscriber, in the gait's namespace; a decoy of that name runs in '/'
-
-
-def clock_message(stamp_ns: int) -> Clock:
-    message = Clock()
-    message.clock.sec, message.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
-    return message
-
-
-def stamps_ms(commands: list[JointState]) -> list[float]:
-    return [round(stamp_seconds(c.header.stamp) * 1e3, 3) for c in commands]
 
 
 def test_foreign_subscribers_do_not_release_the_hold_the_named_one_does(ros_env, ros_node):

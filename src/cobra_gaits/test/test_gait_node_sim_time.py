@@ -11,24 +11,13 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
 from cobra_common.node_process import start_node, stop_node
-from cobra_common.ros_entry import stamp_seconds
-from cobra_common.ros_testing import spin_until
+from cobra_common.ros_testing import clock_message, spin_until, stamps_ms
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
 PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 MS = 1_000_000
-
-
-def clock_message(stamp_ns: int) -> Clock:
-    message = Clock()
-    message.clock.sec, message.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
-    return message
-
-
-def stamps_ms(commands: list[JointState]) -> list[float]:
-    return [round(stamp_seconds(c.header.stamp) * 1e3, 3) for c in commands]
 
 
 def test_a_gait_waking_late_commands_every_boundary_it_crossed(ros_env, ros_node):
