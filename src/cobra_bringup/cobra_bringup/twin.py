@@ -67,6 +67,7 @@ class RecordedRun:
     command_positions_rad: np.ndarray  # (N, joints), gaps filled by interpolation
     start_pose: tuple[float, float, float, float] | None  # x, y, z [m], yaw [rad] of the first head pose
     start_joint_positions_rad: dict[str, float]  # the first joint_states
+    latch_changes_s: tuple[float, ...] = ()  # latch/state flips, from the first command: engage, release, ...
 
     @property
     def simulated(self) -> bool:
@@ -83,6 +84,7 @@ class Replay:
     ramp_duration_s: float
     rate_hz: float
     duration_s: float  # sim time the twin runs: lead-in and every recorded command
+    latch_schedule_s: tuple[float, ...] = ()  # the sim's latch_schedule_s: the recorded latch changes
 
 
 def robot_of(custom_data: Mapping[str, str], joint_names: Sequence[str]) -> str:
@@ -106,6 +108,21 @@ def _filled(times_s: np.ndarray, positions: np.ndarray) -> np.ndarray:
         finite = np.isfinite(positions[:, column])
         filled[:, column] = np.interp(times_s, times_s[finite], positions[finite, column])
     return filled
+
+
+def latch_changes_s(times_s: np.ndarray, latched: Sequence[object], bag_path: Path) -> tuple[float, ...]:
+    """When latch/state flipped (engage, release, engage, ...) on the bag's clock. A twin starts
+    straight and unlatched, so a run recorded already latched cannot be replayed."""
+    if len(latched) and bool(latched[0]):
+        raise TwinInputError(f'{bag_path}: latch/state is already true in its first message: the twin starts '
+                             'straight and unlatched; twin a run recorded from before it latched')
+    changes: list[float] = []
+    state = False
+    for time_s, value in zip(times_s, latched):
+        if bool(value) != state:
+            changes.append(float(time_s))
+            state = bool(value)
+    return tuple(changes)
 
 
 def read_recorded_run(bag_path: Path) -> RecordedRun:
@@ -141,8 +158,11 @@ def read_recorded_run(bag_path: Path) -> RecordedRun:
     if bag.joint_states is not None and len(bag.joint_states.times_s):
         first_states = {name: float(value) for name, value in
                         zip(bag.joint_states.names, bag.joint_states.position_rad[0]) if math.isfinite(value)}
+    latch = bag.latch_state
+    latch_changes = () if latch is None else tuple(
+        t - times[0] for t in latch_changes_s(latch.times_s, latch.values, bag_path))
     return RecordedRun(bag_path, dict(bag.custom_data), robot, names, times - times[0],
-                       _filled(times, positions[:, present]), pose, first_states)
+                       _filled(times, positions[:, present]), pose, first_states, latch_changes)
 
 
 def start_xy_yaw(run: RecordedRun) -> tuple[float, float, float]:
@@ -221,7 +241,10 @@ def plan_replay(run: RecordedRun, velocity_limits_rad_s: Mapping[str, float]) ->
     times = np.concatenate([[0.0], lead_in + command_times])
     rows = np.vstack([positions[:1], positions])
     duration = math.ceil((lead_in + float(command_times[-1])) / period - 1e-6) * period
-    return Replay(times, rows, round(lead_in, 9), round(ramp, 9), round(1.0 / period, 9), round(duration, 9))
+    # the latch changes at their recorded time after the first command (one seen before it: at it)
+    latch_schedule = tuple(round(float(lead_in + max(t, 0.0)), 6) for t in run.latch_changes_s)
+    return Replay(times, rows, round(lead_in, 9), round(ramp, 9), round(1.0 / period, 9), round(duration, 9),
+                  latch_schedule)
 
 
 def bag_sha256(bag_path: Path) -> str:
@@ -293,6 +316,8 @@ def twin_custom_data(run: RecordedRun, source_digest: str, arguments: Mapping[st
     entries += [f'{TWIN_PREFIX}lead_in_s={replay.lead_in_s!r}', f'{TWIN_PREFIX}rate_hz={replay.rate_hz!r}',
                 f'{TWIN_PREFIX}csv_file={CSV_NAME}',
                 f'{TWIN_PREFIX}sim_start_xy_yaw=' + ' '.join(repr(v) for v in start_xy_yaw(run))]
+    if replay.latch_schedule_s:
+        entries.append(f'{TWIN_PREFIX}latch_schedule_s=' + ' '.join(repr(v) for v in replay.latch_schedule_s))
     if run.start_pose is not None:
         entries.append(f'{TWIN_PREFIX}source_start_pose=' + ' '.join(repr(v) for v in run.start_pose))
     if run.start_joint_positions_rad:
@@ -399,8 +424,9 @@ def _twin_spec(spec: NodeSpec, run: RecordedRun, replay: Replay, values: Mapping
                                          'rate_hz': replay.rate_hz})
     if spec.executable == 'sim_node':
         x_m, y_m, yaw_rad = start_xy_yaw(run)
+        latch = {'latch_schedule_s': list(replay.latch_schedule_s)} if replay.latch_schedule_s else {}
         return replace(spec, parameters={**spec.parameters, 'start_x_m': x_m, 'start_y_m': y_m,
-                                         'start_yaw_rad': yaw_rad})
+                                         'start_yaw_rad': yaw_rad, **latch})
     if spec.package == 'cobra_logger':
         return replace(spec, parameters={**spec.parameters,
                                          'custom_data': twin_custom_data(run, digest, values, replay)})
@@ -470,8 +496,9 @@ def run_twin(prepared: PreparedTwin) -> int:
         terrain = prepared.arguments['terrain']
         print(f'[twin] {run.path} ({run.robot}, {"sim" if run.simulated else "robot"} bag, '
               f'{len(run.command_times_s)} commands over {run.command_times_s[-1]:.2f} s) on {terrain}: '
-              f'lead-in {replay.lead_in_s:g} s, {replay.rate_hz:g} Hz, {replay.duration_s:g} s of sim time',
-              flush=True)
+              f'lead-in {replay.lead_in_s:g} s, {replay.rate_hz:g} Hz, {replay.duration_s:g} s of sim time'
+              + (f", latch set at {', '.join(f'{t:g}' for t in replay.latch_schedule_s)} s (engage, release, ...)"
+                 if replay.latch_schedule_s else ''), flush=True)
         try:
             code = Runner(specs, prepared.arguments['namespace'], prepared.arguments['log_level'],
                           prepared.environment).run()

@@ -357,3 +357,60 @@ def test_the_twin_starts_where_the_recorded_run_did(synthetic_bag: Path) -> None
     entries = dict(e.split('=', 1) for e in twin.twin_custom_data(robot, '0' * 64, {'terrain': 'rigid'}, replay))
     twin_of_twin = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {**entries}})
     assert twin.start_xy_yaw(twin_of_twin) == pytest.approx(twin.start_xy_yaw(robot))
+
+
+# ------------------------------------------------------------------ the latch
+
+
+def test_latch_changes_are_the_flips_of_latch_state_and_shift_with_the_lead_in(synthetic_bag: Path) -> None:
+    times = np.array([10.0, 10.1, 12.3, 12.4, 20.05, 20.1])
+    assert twin.latch_changes_s(times, [False, False, True, True, False, False], synthetic_bag) == (12.3, 20.05)
+    assert twin.latch_changes_s(times[:2], [False, False], synthetic_bag) == ()
+    with pytest.raises(twin.TwinInputError, match='already true in its first message'):
+        twin.latch_changes_s(times, [True, True, False, False, True, True], synthetic_bag)
+    run = replace(twin.read_recorded_run(synthetic_bag), latch_changes_s=(-0.05, 1.25, 2.5))
+    replay = twin.plan_replay(run, velocity_limits())
+    # recorded after the first command; a flip seen before it is set at it
+    assert replay.latch_schedule_s == pytest.approx((replay.lead_in_s, replay.lead_in_s + 1.25,
+                                                     replay.lead_in_s + 2.5))
+
+
+TUMBLE_SOURCE_S = 32.0  # the whole tumble sequence (tests/test_tumble_bringup.py): latched ~10 s, released
+
+
+def test_a_tumble_bag_twins_with_its_latching_replayed(ros_env: dict[str, str], tmp_path: Path) -> None:
+    """The latch is set by a service call, which a bag does not hold: the twin reads latch/state's
+    flips and the sim sets the latch at those sim times (latch_schedule_s), so the twinned loop
+    closes, rolls down the slope latched and opens again as the recorded one did."""
+    source = tmp_path / 'recorded_tumble'
+    result = installed(ros_env, tmp_path, 'cobra_bringup.runner', 'tumble.launch.py', f'duration:={TUMBLE_SOURCE_S}',
+                       'real_time_factor:=0', f'bag_path:={source}')
+    assert result.returncode == 0, result.stdout
+    replayed_run = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), '--out', str(tmp_path / 'twin'))
+    assert replayed_run.returncode == 0, replayed_run.stdout
+    assert 'latch set at' in replayed_run.stdout
+    recorded, replayed = read_bag(source), read_bag(tmp_path / 'twin' / 'twin_rigid')  # the source's slope
+    lead_in_s = float(replayed.custom_data['cobra.twin.lead_in_s'])
+    assert replayed.custom_data['cobra.slope_deg'] == recorded.custom_data['cobra.slope_deg']
+
+    def flips(bag) -> np.ndarray:  # type: ignore[no-untyped-def]
+        first_command_s = bag.joint_commands.times_s[0]
+        return np.array(twin.latch_changes_s(bag.latch_state.times_s, bag.latch_state.values, bag.path)) \
+            - first_command_s
+
+    recorded_flips, replayed_flips = flips(recorded), flips(replayed)
+    assert len(recorded_flips) == 2, recorded_flips  # latched, then released
+    # engaged and released where the recorded run did, on the twin's clock (lead-in later); latch/state
+    # samples at 10 Hz between changes, so the recorded flip is known to its first message after the change
+    np.testing.assert_allclose(replayed_flips - lead_in_s, recorded_flips, atol=0.02)
+
+    def downhill_while_latched(bag, flips_s: np.ndarray) -> float:  # type: ignore[no-untyped-def]
+        at = bag.joint_commands.times_s[0] + flips_s
+        x = np.interp(at, bag.head.times_s, bag.head.position_m[:, 0])
+        return float(x[1] - x[0])
+
+    recorded_roll = downhill_while_latched(recorded, recorded_flips)
+    replayed_roll = downhill_while_latched(replayed, replayed_flips)
+    print(f'head moved downhill while latched: recorded {recorded_roll:.3f} m, twin {replayed_roll:.3f} m')
+    assert recorded_roll > 0.2 and replayed_roll > 0.2  # the latched loop rolled in both
+    assert replayed_roll == pytest.approx(recorded_roll, rel=0.1)

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import rclpy._rclpy_pybind11 as rcl
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.duration import Duration
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -116,6 +117,22 @@ def declare_table(node: Node, table: Sequence[Setting], runtime: Collection[str]
     return declare(node, {setting.name: (setting.default, descriptor_of(
         setting, setting.name not in runtime, allowed.get(setting.name, ''), setting.name in dynamic))
         for setting in table})
+
+
+def declare_array(node: Node, setting: Setting, parameter_type: Parameter.Type, example: str) -> list[Any]:
+    """A read-only array parameter whose default is empty, declared by type: rclpy types a `[]`
+    default as a byte array and then refuses every real list. Unset (or `[]` given) is []; a value
+    of another type is one StartupError that shows `example` (e.g. "name:=[1.0, 2.0]")."""
+    try:
+        value = node.declare_parameter(setting.name, parameter_type,
+                                       describe(setting.description, read_only=True)).value
+    except ParameterUninitializedException:
+        return []
+    except (ParameterException, TypeError, ValueError) as error:  # a value that is not such an array
+        given = getattr(node, '_parameter_overrides', {}).get(setting.name)
+        raise StartupError(f"{node.get_name()}: parameter '{setting.name}' = {given.value if given else None!r} has "
+                           f'the wrong type: it must be a list, e.g. {example} ({error})') from None
+    return list(value or [])
 
 
 def validate_update(table: Mapping[str, Setting], parameters: Sequence[Parameter]) -> SetParametersResult:

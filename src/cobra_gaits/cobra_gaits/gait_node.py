@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSCompatibility, QoSProfile, ReliabilityPolicy, qos_check_compatible
@@ -25,9 +24,9 @@ from std_srvs.srv import Trigger
 
 from cobra_common.cdr import leading_stamp_ns
 from cobra_common.config_check import by_name
-from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, spin_node, take_all,
+from cobra_common.node_runtime import (NodeLoop, Wait, declare_array, declare_table, run_node, spin_node, take_all,
                                        take_over_sim_time, validate_update)
-from cobra_common.ros_entry import StartupError, describe
+from cobra_common.ros_entry import StartupError
 from cobra_description.robot_model import RobotModelError, load_robot_model
 from cobra_gaits.cmd_vel_input import CmdVelInput, declare_cmd_vel_parameters
 from cobra_gaits.gait_config import (BASE_PARAMETERS, COMMAND_SUBSCRIBER_NODES, LTS_PRESET, REPLACED_PARAMETERS,
@@ -84,22 +83,11 @@ def declare_parameters(node: Node) -> dict[str, Any]:
 
 
 def declare_command_subscriber_nodes(node: Node) -> tuple[str, ...]:
-    """The read-only string array `command_subscriber_nodes`, fully qualified in the node's namespace.
-
-    Declared by type, not by an empty default: rclpy would type `[]` as a byte array and then
-    refuse every list of names; unset (or `[]` given) is no hold."""
-    descriptor = describe(COMMAND_SUBSCRIBER_NODES.description, read_only=True)
-    try:
-        names = node.declare_parameter(COMMAND_SUBSCRIBER_NODES.name, Parameter.Type.STRING_ARRAY, descriptor).value
-    except ParameterUninitializedException:
-        names = []
-    except (ParameterException, TypeError, ValueError) as error:  # a value that is not a string array
-        given = getattr(node, '_parameter_overrides', {}).get(COMMAND_SUBSCRIBER_NODES.name)
-        raise StartupError(
-            f"{node.get_name()}: parameter 'command_subscriber_nodes' = {given.value if given else None!r} has the "
-            "wrong type: it must be a list of node names, e.g. \"command_subscriber_nodes:=['sim_node', 'logger']\" "
-            f'({error})') from None
-    return resolve_node_names(names or [], node.get_namespace())
+    """The read-only string array `command_subscriber_nodes`, fully qualified in the node's namespace
+    (unset or `[]`: no hold)."""
+    names = declare_array(node, COMMAND_SUBSCRIBER_NODES, Parameter.Type.STRING_ARRAY,
+                          "\"command_subscriber_nodes:=['sim_node', 'logger']\"")
+    return resolve_node_names(names, node.get_namespace())
 
 
 class GaitNode(Node):

@@ -24,13 +24,13 @@ from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
-from cobra_common.node_runtime import (NO_WAIT, NodeLoop, Wait, declare_table, flush_publishers, run_node, take_all,
-                                       take_over_sim_time, validate_update)
+from cobra_common.node_runtime import (NO_WAIT, NodeLoop, Wait, declare_array, declare_table, flush_publishers,
+                                       run_node, take_all, take_over_sim_time, validate_update)
 from cobra_common.ros_entry import StartupError
 from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_robot_model
 from cobra_sim.clock_origin import since_origin_s, stamp_ns
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams
-from cobra_sim.latch_service import latch_request
+from cobra_sim.latch_service import LATCH_SCHEDULE, LatchReply, LatchSchedule, latch_request
 from cobra_sim.lockstep import control_periods_per_command
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.scheduler import Phase, Scheduler, SchedulerConfig
@@ -48,8 +48,12 @@ WARNING_PERIOD_S = 5.0
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every sim_node parameter (sim_config.PARAMETERS); StartupError for combinations that cannot run."""
-    return check_parameters(declare_table(node, PARAMETERS, RUNTIME_PARAMETERS, ALLOWED, DYNAMIC_TYPING))
+    """Declare every sim_node parameter (sim_config.PARAMETERS, latch_schedule_s); StartupError for
+    combinations that cannot run."""
+    p = check_parameters(declare_table(node, PARAMETERS, RUNTIME_PARAMETERS, ALLOWED, DYNAMIC_TYPING))
+    p[LATCH_SCHEDULE.name] = declare_array(node, LATCH_SCHEDULE, Parameter.Type.DOUBLE_ARRAY,
+                                           'latch_schedule_s:=[5.2, 15.0]')
+    return p
 
 
 class SimNode(Node):
@@ -74,6 +78,7 @@ class SimNode(Node):
         self.outputs = SimOutputs(self, self.sim, p, robot.root, clock_every)
         self._latch_limits = robot.joint(LATCH_JOINT).limits if LATCH_JOINT in self.sim.joint_names else None
         self.guard = JointCommandGuard(robot.gait_joints(), p['command_timeout_s'])  # latch: latch/set only
+        self._latch_schedule = LatchSchedule(p[LATCH_SCHEDULE.name])
 
         self.command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
         self.progress_sub = self.create_subscription(
@@ -141,14 +146,18 @@ class SimNode(Node):
         return response
 
     def _on_latch(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        reply = latch_request(self.sim, request.data, self._latch_limits)
+        reply = self._set_latch(request.data, 'latch/set')
         response.success, response.message = reply.success, reply.message
+        return response
+
+    def _set_latch(self, engage: bool, source: str) -> LatchReply:
+        reply = latch_request(self.sim, engage, self._latch_limits)
         if reply.changed:
             self.outputs.latch_pub.publish(Bool(data=self.sim.latched))
-            self.get_logger().info(f'latch/set {request.data}: {reply.message}')
+            self.get_logger().info(f'{source} {engage}: {reply.message}')
         elif self.sim.has_latch:  # a gait may ask again every tick until the frames come within reach
-            self.get_logger().info(f'latch/set {request.data}: {reply.message}', throttle_duration_sec=1.0)
-        return response
+            self.get_logger().info(f'{source} {engage}: {reply.message}', throttle_duration_sec=1.0)
+        return reply
 
     # --- peers (cobra_sim.scheduler.Peers: DDS counts) ------------------------------------------
     def missing(self) -> list[str]:
@@ -210,6 +219,8 @@ class SimNode(Node):
         for _ in range(sim.steps_per_control):
             sim.step_physics()
         scheduler.stepped()
+        for at_s, engage in self._latch_schedule.due(scheduler.time_ns):
+            self._set_latch(engage, f'latch_schedule_s ({at_s:g} s)')
         now_ns = scheduler.clock_origin_ns + scheduler.time_ns  # the published stamp (clock_origin)
         if self.outputs.publish_period(scheduler.control_periods, now_ns):
             self._publish_diagnostics(now_ns)

@@ -72,3 +72,37 @@ def test_latch_set_engages_the_weld_once_curled_and_latch_state_follows(ros_env,
     finally:
         sim.send_signal(signal.SIGINT)
         sim.communicate(timeout=15)
+
+
+def test_latch_schedule_engages_and_releases_at_its_sim_times(ros_env, ros_node):
+    """The twin's path: no service call, the latch set at the scheduled sim times (2 s, 3 s) while
+    the test commands the curl pose; a bad schedule is refused at start with exit 2."""
+    bad = subprocess.run([sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
+                          '-p', 'latch_schedule_s:=[3.0, 2.0]'], env=ros_env, capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert 'latch_schedule_s:=[3.0, 2.0] must be increasing sim times' in bad.stdout + bad.stderr
+    sim = subprocess.Popen(
+        [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
+         '-p', 'settle_duration_s:=0.2', '-p', 'real_time_factor:=1.0', '-p', 'contact_forces_period_s:=0.0',
+         '-p', 'latch_schedule_s:=[2.0, 3.0]', '-p', 'duration_s:=3.5'],
+        env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        states: list[bool] = []
+        ros_node.create_subscription(Bool, 'latch/state', lambda m: states.append(m.data), LATCHED)
+        commands = ros_node.create_publisher(JointState, 'joint_commands', COMMANDS)
+        robot = load_robot_model(URDF)
+        target = curl_pose(robot, robot.gait_joints()).as_dict()
+        while sim.poll() is None:
+            commands.publish(JointState(name=list(target), position=list(target.values())))
+            rclpy.spin_once(ros_node, timeout_sec=0.02)
+        output = sim.communicate(timeout=15)[0]
+    finally:
+        if sim.poll() is None:
+            sim.send_signal(signal.SIGINT)
+            sim.communicate(timeout=15)
+    assert sim.returncode == 0, output
+    assert 'latch_schedule_s (2 s) True: latched with the latch frames' in output, output
+    assert 'latch_schedule_s (3 s) False: latch released' in output, output
+    assert [state for index, state in enumerate(states) if index == 0 or state != states[index - 1]] == \
+        [False, True, False], states
