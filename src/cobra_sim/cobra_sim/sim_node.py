@@ -14,13 +14,12 @@ import time
 from typing import Any
 
 import numpy as np
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Bool, Header
+from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
@@ -223,33 +222,7 @@ class SimNode(Node):
             self._set_latch(engage, f'latch_schedule_s ({at_s:g} s)')
         now_ns = scheduler.clock_origin_ns + scheduler.time_ns  # the published stamp (clock_origin)
         if self.outputs.publish_period(scheduler.control_periods, now_ns):
-            self._publish_diagnostics(now_ns)
-
-    def _publish_diagnostics(self, now_ns: int) -> None:
-        scheduler, sim = self.scheduler, self.sim
-        sim_time = scheduler.time_ns * 1e-9  # since t = 0, whatever the clock_origin
-        stale = self.guard.is_stale(sim_time)
-        status = DiagnosticStatus(
-            level=DiagnosticStatus.WARN if stale or self.guard.rejections else DiagnosticStatus.OK,
-            name='cobra_sim: physics', hardware_id='mujoco',
-            message='no fresh joint_commands: holding position' if stale else 'running')
-        values = {
-            'real_time_factor': f'{scheduler.measured_rtf(time.perf_counter()):.2f}',
-            'sim_time_s': f'{sim_time:.3f}',
-            'terrain': sim.terrain.name,
-            **sim.terrain.diagnostics(),  # soil: sinkage, nodes in contact, contact patches
-            'torque_enabled': str(sim.torque_enabled),
-            **({'latched': str(sim.latched),
-                'latch_frames_distance_m': f'{sim.latch_frames_distance_m():.4f}'} if sim.has_latch else {}),
-            'lockstep': str(scheduler.lockstep),
-            **{f'lockstep_held_for_{peer}_s': f'{seconds:.2f}' for peer, seconds in scheduler.held_s.items()},
-            'commands_clamped': str(self.guard.clamped),
-            **{f'commands_rejected_{cause}': str(count) for cause, count in self.guard.rejections.items()},
-        }
-        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-        header = Header()
-        header.stamp.sec, header.stamp.nanosec = divmod(now_ns, 1_000_000_000)
-        self.outputs.diag_pub.publish(DiagnosticArray(header=header, status=[status]))
+            self.outputs.publish_diagnostics(now_ns, scheduler, self.guard)
 
 
 def spin_until_finished(node: SimNode) -> None:

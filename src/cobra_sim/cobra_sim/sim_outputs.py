@@ -10,9 +10,10 @@ only for RViz, contact_forces_per_link).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
@@ -23,10 +24,12 @@ from sensor_msgs.msg import Imu, JointState, PointCloud2, PointField
 from std_msgs.msg import Bool, Header
 
 from cobra_common.cdr import RawClock, RawContactWrenches, RawImu, RawJointState, RawOdometry, RawWrenchStamped
+from cobra_common.command_guard import JointCommandGuard
 from cobra_common.heightmap_cloud import FLOAT32, HEIGHTMAP_TOPIC, POINT_STEP, field_layout, pack_heightmap
 from cobra_common.interface_types import CONTACT_FORCES_TOPIC
 from cobra_interfaces.msg import ContactWrenches
 from cobra_sim.engine import CobraSim, steps_per_period
+from cobra_sim.scheduler import Scheduler
 
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -112,6 +115,33 @@ class SimOutputs:
         if self.heightmap_every and periods % self.heightmap_every == 0:
             self._publish_heightmap(now_ns)
         return periods % self.diagnostics_every == 0
+
+    def publish_diagnostics(self, now_ns: int, scheduler: Scheduler, guard: JointCommandGuard) -> None:
+        """The 1 s status: pacing, terrain, latch, lockstep holds and the command guard's counts."""
+        sim = self.sim
+        sim_time = scheduler.time_ns * 1e-9  # since t = 0, whatever the clock_origin
+        stale = guard.is_stale(sim_time)
+        status = DiagnosticStatus(
+            level=DiagnosticStatus.WARN if stale or guard.rejections else DiagnosticStatus.OK,
+            name='cobra_sim: physics', hardware_id='mujoco',
+            message='no fresh joint_commands: holding position' if stale else 'running')
+        values = {
+            'real_time_factor': f'{scheduler.measured_rtf(time.perf_counter()):.2f}',
+            'sim_time_s': f'{sim_time:.3f}',
+            'terrain': sim.terrain.name,
+            **sim.terrain.diagnostics(),  # soil: sinkage, nodes in contact, contact patches
+            'torque_enabled': str(sim.torque_enabled),
+            **({'latched': str(sim.latched),
+                'latch_frames_distance_m': f'{sim.latch_frames_distance_m():.4f}'} if sim.has_latch else {}),
+            'lockstep': str(scheduler.lockstep),
+            **{f'lockstep_held_for_{peer}_s': f'{seconds:.2f}' for peer, seconds in scheduler.held_s.items()},
+            'commands_clamped': str(guard.clamped),
+            **{f'commands_rejected_{cause}': str(count) for cause, count in guard.rejections.items()},
+        }
+        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
+        header = Header()
+        header.stamp.sec, header.stamp.nanosec = divmod(now_ns, 1_000_000_000)
+        self.diag_pub.publish(DiagnosticArray(header=header, status=[status]))
 
     def _publish_imu(self, now_ns: int) -> None:
         gyro, accel = self.sim.imu()
