@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from builtin_interfaces.msg import Duration as DurationMsg
@@ -36,12 +36,15 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.task import Future
 
 from cobra_common.frames import frame_prefix_problem
-from cobra_common.ros_entry import StartupError, declare, describe, run_node
+from cobra_common.config_check import ConfigError, check_values
+from cobra_common.node_runtime import declare_table
+from cobra_common.ros_entry import StartupError, run_node
+from cobra_common.rotations import yaw_from_quaternion
 from cobra_description.robot_model import RobotModelError, default_urdf_path, load_robot_model
 from cobra_gaits.body_pose import BodyPoseEstimator
 from cobra_gaits.cmd_vel import Twist2D
-from cobra_gaits.goal_controller import (GoalController, GoalMode, GoalSettings, GoalStatus, Phase,
-                                         robot_goal_settings)
+from cobra_gaits.goal_controller import GoalController, GoalMode, GoalSettings, GoalStatus, Phase
+from cobra_gaits.navigate_config import PARAMETERS, goal_problem, goal_settings_for, goal_settings_table
 from cobra_interfaces.action import NavigateToPose
 from cobra_interfaces.msg import NavigationStatus
 
@@ -53,38 +56,21 @@ HOUSEKEEPING_PERIOD_S = 0.1  # cancel and odometry-timeout checks [s, wall]
 
 
 def declare_parameters(node: Node) -> dict[str, Any]:
-    """Declare every navigate_node parameter: the robot's controller defaults, overridable one by one."""
-    base = declare(node, {
-        'robot': ('cobra', describe('cobra | tsnake: the goal controller defaults (speeds, calibration)',
-                                    read_only=True)),
-        'frame_prefix': ('', describe('prefix of the odometry frame the goals are in (<prefix>odom)',
-                                      read_only=True)),
-        'urdf_path': ('', describe("robot URDF for the body pose; empty = the installed one of 'robot'",
-                                   read_only=True)),
-        'goal_timeout_s': (300.0, describe('abort a goal after this long [s of odometry time]',
-                                           read_only=True, float_range=(1.0, 86400.0))),
-        'odom_timeout_s': (5.0, describe('abort a goal after this long without odometry [s, wall]',
-                                         read_only=True, float_range=(0.1, 600.0))),
-        'feedback_period_s': (0.2, describe('feedback and navigation/status period [s of odometry time]',
-                                            read_only=True, float_range=(0.01, 10.0))),
-    })
-    if base['robot'] not in ('cobra', 'tsnake'):
-        raise StartupError(f"robot '{base['robot']}': choose cobra or tsnake")
+    """Declare every navigate_node parameter (navigate_config's tables): the robot's controller
+    defaults, overridable one by one."""
+    base = declare_table(node, PARAMETERS, runtime=())
+    try:
+        check_values(PARAMETERS, base, node.get_name())  # robot: one of ROBOTS
+    except ConfigError as error:
+        raise StartupError(str(error)) from None
     if problem := frame_prefix_problem(base['frame_prefix']):
         raise StartupError(problem)
-    defaults = robot_goal_settings(base['robot'])
-    settings = declare(node, {field.name: (getattr(defaults, field.name), describe(
-        f'goal controller: {field.name} (cobra_gaits.goal_controller.GoalSettings)', read_only=True))
-        for field in fields(GoalSettings)})
+    settings = declare_table(node, goal_settings_table(base['robot']), runtime=())
     try:
         GoalSettings(**settings).validated()
     except ValueError as error:
         raise StartupError(str(error)) from error
     return {**base, 'settings': settings}
-
-
-def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def duration_message(seconds: float) -> DurationMsg:
@@ -140,34 +126,18 @@ class NavigateNode(Node):
         return GoalResponse.ACCEPT
 
     def _goal_problem(self, request: NavigateToPose.Goal) -> str | None:
-        frame = request.pose.header.frame_id
-        if frame not in ('', self._frame):
-            return f"frame '{frame}': goals are in '{self._frame}' (the odometry's frame); no TF lookup here"
-        position, orientation = request.pose.pose.position, request.pose.pose.orientation
-        values = [position.x, position.y, orientation.x, orientation.y, orientation.z, orientation.w,
-                  request.position_tolerance_m, request.heading_tolerance_rad]
-        if not all(math.isfinite(v) for v in values):
-            return 'non-finite pose or tolerance'
-        if request.mode not in (NavigateToPose.Goal.MODE_POSITION, NavigateToPose.Goal.MODE_HEADING,
-                                NavigateToPose.Goal.MODE_POSE):
-            return f'mode {request.mode}: use MODE_POSITION (0), MODE_HEADING (1) or MODE_POSE (2)'
-        if request.position_tolerance_m < 0.0 or request.heading_tolerance_rad < 0.0:
-            return 'negative tolerance'
-        if orientation.x == orientation.y == orientation.z == orientation.w == 0.0 and request.mode != 0:
-            return 'a heading goal needs a unit quaternion (all four components are 0)'
-        return None
+        position, q = request.pose.pose.position, request.pose.pose.orientation
+        return goal_problem(request.pose.header.frame_id, self._frame, (position.x, position.y),
+                            (q.x, q.y, q.z, q.w), request.position_tolerance_m, request.heading_tolerance_rad,
+                            request.mode)
 
     async def _execute(self, handle: ServerGoalHandle) -> NavigateToPose.Result:
         request: NavigateToPose.Goal = handle.request
         if self._active is not None:
             self._finish(NavigateToPose.Result.CODE_CANCELED, 'preempted by a newer goal', aborted=True)
         orientation = request.pose.pose.orientation
-        settings = self._settings
-        if request.position_tolerance_m > 0.0:
-            settings = _replace(settings, position_tolerance_m=request.position_tolerance_m)
-        if request.heading_tolerance_rad > 0.0:
-            settings = _replace(settings, heading_tolerance_rad=request.heading_tolerance_rad)
-        yaw = yaw_from_quaternion(orientation.x, orientation.y, orientation.z, orientation.w) \
+        settings = goal_settings_for(self._settings, request.position_tolerance_m, request.heading_tolerance_rad)
+        yaw = yaw_from_quaternion((orientation.x, orientation.y, orientation.z, orientation.w)) \
             if request.mode != NavigateToPose.Goal.MODE_POSITION else 0.0
         controller = GoalController(request.pose.pose.position.x, request.pose.pose.position.y, yaw,
                                     GoalMode(request.mode), settings)
@@ -198,7 +168,7 @@ class NavigateNode(Node):
         else:
             self.get_logger().warning('no joint_states yet: steering on the head pose, which swings with the '
                                       'wave', once=True)
-            x, y, yaw = pose.position.x, pose.position.y, yaw_from_quaternion(*orientation)
+            x, y, yaw = pose.position.x, pose.position.y, yaw_from_quaternion(orientation)
         self._last_odom = (stamp_s, x, y, yaw)
         if active.handle.is_cancel_requested:
             self._finish(NavigateToPose.Result.CODE_CANCELED, 'cancelled', canceled=True)
@@ -301,10 +271,6 @@ class NavigateNode(Node):
             message.cmd_vel.linear.y = float(status.twist.lateral_m_s)
             message.cmd_vel.angular.z = float(status.twist.angular_rad_s)
         self._status.publish(message)
-
-
-def _replace(settings: GoalSettings, **changes: float) -> GoalSettings:
-    return GoalSettings(**{**vars(settings), **changes}).validated()
 
 
 def main(args: list[str] | None = None) -> int:

@@ -136,3 +136,13 @@ def test_goal_in_another_frame_or_non_finite_is_rejected(ros_node, navigate):
         sent = client.send_goal_async(request)
         spin_odometry(ros_node, snake, odom, sent.done)
         assert not sent.result().accepted
+
+
+@pytest.mark.parametrize(('override', 'text'), [('robot:=worm', "'robot'"), ('odom_timeout_s:=0.0', 'odom_timeout_s'),
+                                                ('frame_prefix:=cobra', 'is not a frame prefix')])
+def test_bad_parameters_end_the_node_with_one_message_and_exit_2(ros_env, override: str, text: str) -> None:
+    result = subprocess.run([sys.executable, '-m', 'cobra_gaits.navigate_node', '--ros-args', '-p', override],
+                            env=ros_env, capture_output=True, text=True, timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert 'Traceback' not in output and text in output, output
