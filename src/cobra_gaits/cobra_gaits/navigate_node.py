@@ -1,22 +1,6 @@
 """Navigate node: the `navigate_to_pose` action (cobra_interfaces/NavigateToPose) on odometry,
-publishing `cmd_vel` for the gait node's gait:=cmd_vel (a thin shell around
-cobra_gaits.goal_controller and cobra_gaits.body_pose).
-
-A goal places the body: the centroid of the link origins and the direction of their principal
-axis (tail -> head), found from `odom` (the head's pose) and the newest `joint_states` by forward
-kinematics of the URDF; the head alone swings through the wave. Until joint states arrive, the
-head's pose stands in for the body (warned once). Every `odom` message (stamp = the controller's
-time) updates the active goal's controller and publishes its twist; feedback goes out at most
-every feedback_period_s of odometry time, and each goal, feedback and result also as a
-cobra_interfaces/NavigationStatus on `navigation/status` (bags record it; rosbag2 records no
-hidden action topics). A goal ends:
-* reached: the controller stopped and settled (result CODE_REACHED, succeeded);
-* cancelled: a zero twist at once, result CODE_CANCELED (the gait ramps down to straight);
-* timed out (goal_timeout_s of odometry time) or no odometry for odom_timeout_s of wall time:
-  a zero twist, aborted with CODE_TIMED_OUT / CODE_NO_ODOMETRY;
-* a newer goal: the older one is aborted ('preempted'), as Nav2 does.
-Between goals the node publishes nothing, so a teleop may drive.
-"""
+publishing `cmd_vel` for the gait node's gait:=cmd_vel; a thin shell around
+cobra_gaits.goal_controller and cobra_gaits.body_pose (how goals run and end: the package README)."""
 
 from __future__ import annotations
 
@@ -71,6 +55,14 @@ def declare_parameters(node: Node) -> dict[str, Any]:
     except ValueError as error:
         raise StartupError(str(error)) from error
     return {**base, 'settings': settings}
+
+
+def planar_pose(x_m: float, y_m: float, yaw_rad: float) -> Pose:
+    """A pose in the ground plane (the controller's body estimate) as geometry_msgs/Pose."""
+    pose = Pose()
+    pose.position.x, pose.position.y = float(x_m), float(y_m)
+    pose.orientation.z, pose.orientation.w = math.sin(yaw_rad / 2.0), math.cos(yaw_rad / 2.0)
+    return pose
 
 
 def duration_message(seconds: float) -> DurationMsg:
@@ -238,8 +230,7 @@ class NavigateNode(Node):
         pose.header.stamp, pose.header.frame_id = stamp, self._frame
         estimate = active.controller.filter.estimate()
         if estimate is not None:
-            pose.pose.position.x, pose.pose.position.y = estimate[0], estimate[1]
-            pose.pose.orientation.z, pose.pose.orientation.w = math.sin(estimate[2] / 2), math.cos(estimate[2] / 2)
+            pose.pose = planar_pose(*estimate)
         return pose
 
     def _publish_twist(self, twist: Twist2D) -> None:
@@ -259,10 +250,7 @@ class NavigateNode(Node):
             message.header.stamp.nanosec = int(round((stamp_s - int(stamp_s)) * 1e9)) % 1_000_000_000
         estimate = active.controller.filter.estimate()
         if estimate is not None:
-            message.estimate = Pose()
-            message.estimate.position.x, message.estimate.position.y = estimate[0], estimate[1]
-            message.estimate.orientation.z = math.sin(estimate[2] / 2)
-            message.estimate.orientation.w = math.cos(estimate[2] / 2)
+            message.estimate = planar_pose(*estimate)
         status = active.last_status
         if status is not None:
             message.distance_remaining_m = float(status.distance_m) if math.isfinite(status.distance_m) else 0.0
