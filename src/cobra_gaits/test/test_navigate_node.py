@@ -124,10 +124,12 @@ def test_cancel_stops_with_a_zero_twist(ros_node, navigate):
     spin_odometry(ros_node, snake, odom, lambda: len(snake.twists) > 50 and snake.lateral != 0.0)
     cancelled = handle.cancel_goal_async()
     result_future = handle.get_result_async()
-    spin_odometry(ros_node, snake, odom, lambda: cancelled.done() and result_future.done())
+
+    def stopped() -> bool:  # the result and the zero twist travel apart: either may arrive first
+        return (cancelled.done() and result_future.done() and statuses[-1].state == NavigationStatus.STATE_CANCELED
+                and snake.twists[-1].linear.y == 0.0 and snake.twists[-1].angular.z == 0.0)
+    spin_odometry(ros_node, snake, odom, stopped)
     assert result_future.result().result.code == NavigateToPose.Result.CODE_CANCELED
-    assert snake.twists[-1].linear.y == 0.0 and snake.twists[-1].angular.z == 0.0
-    spin_odometry(ros_node, snake, odom, lambda: statuses[-1].state == NavigationStatus.STATE_CANCELED)
 
 
 def test_goal_in_another_frame_or_non_finite_is_rejected(ros_node, navigate):
