@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -242,8 +242,10 @@ def rates_from(values_by_node: dict[str, dict[str, Any]], simulated: bool) -> di
     return rates
 
 
-def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], simulated: bool) -> int:
-    """Print the run summary; EXIT_NODE_FAILED when the bag shows the run went wrong."""
+def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], simulated: bool,
+                  shown_path: Path | None = None) -> int:
+    """Print the run summary; EXIT_NODE_FAILED when the bag shows the run went wrong. `shown_path`:
+    where the bag will be (a twin summarises it in its staging folder before moving it there)."""
     from cobra_bringup.run_summary import format_summary, summarize
     from cobra_description.robot_model import load_robot_model
     gait = values_by_node.get('gait_node', {})
@@ -256,7 +258,7 @@ def print_summary(bag_path: Path, values_by_node: dict[str, dict[str, Any]], sim
     except (ValueError, OSError) as error:
         print(f'[run] no summary from {bag_path}: {error}', file=sys.stderr)
         return 0
-    print(format_summary(summary), flush=True)
+    print(format_summary(summary if shown_path is None else replace(summary, bag_path=shown_path)), flush=True)
     wrong = [problem for problem in summary.problems if problem.startswith('PROBLEM')]
     if wrong:  # LOSS lines are reported; a run that did not move or never advanced fails
         print(f'[run] error: the run went wrong ({len(wrong)} PROBLEM line(s) above)',

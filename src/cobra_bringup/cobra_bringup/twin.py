@@ -508,7 +508,8 @@ def run_twin(prepared: PreparedTwin) -> int:
         if code != 0:
             print('[twin] error: the twin run failed (see above); nothing written', file=sys.stderr)
             return code
-        summary_code = print_summary(staging / prepared.bag_name, prepared.values_by_node, True)
+        summary_code = print_summary(staging / prepared.bag_name, prepared.values_by_node, True,
+                                     prepared.out_dir / prepared.bag_name)
         metrics = _report(run.path, staging / prepared.bag_name, staging)
         out_dir = prepared.out_dir
         staging.rename(out_dir)

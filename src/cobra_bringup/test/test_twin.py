@@ -389,6 +389,8 @@ def test_a_tumble_bag_twins_with_its_latching_replayed(ros_env: dict[str, str], 
     replayed_run = installed(ros_env, tmp_path, 'cobra_bringup.twin', str(source), '--out', str(tmp_path / 'twin'))
     assert replayed_run.returncode == 0, replayed_run.stdout
     assert 'latch set at' in replayed_run.stdout
+    # the run summary names the bag where it ends up, not the staging folder it was recorded in
+    assert re.search(rf"^  bag +{re.escape(str(tmp_path / 'twin' / 'twin_rigid'))}$", replayed_run.stdout, re.M)
     recorded, replayed = read_bag(source), read_bag(tmp_path / 'twin' / 'twin_rigid')  # the source's slope
     lead_in_s = float(replayed.custom_data['cobra.twin.lead_in_s'])
     assert replayed.custom_data['cobra.slope_deg'] == recorded.custom_data['cobra.slope_deg']
