@@ -183,6 +183,10 @@ class CobraSim:
         if parameters is not None:
             self.model.geom_solref[robot_geoms] = parameters.solref
             self.model.geom_solimp[robot_geoms] = parameters.solimp
+        impratio = self.terrain.friction_impratio(self.model.body_mass[np.unique(bodies)],
+                                                  float(np.linalg.norm(self.model.opt.gravity)))
+        if impratio is not None:
+            self.model.opt.impratio = impratio
 
     # --- commands -------------------------------------------------------------------------
     def set_targets(self, positions_rad: Mapping[str, float]) -> None:

@@ -111,6 +111,11 @@ class TerrainModel:
         """MJCF attributes of a robot collision geom belonging to a link of this mass."""
         return {}
 
+    def friction_impratio(self, link_masses_kg: Sequence[float], gravity_m_s2: float) -> float | None:
+        """MuJoCo's impratio for the compiled model (frictional / normal regularisation), or None to
+        keep MuJoCo's 1; `link_masses_kg`: the robot links that touch the ground."""
+        return None
+
     def robot_contact_parameters(self, inverse_mass_per_kg: np.ndarray, contacts_at_rest: np.ndarray,
                                  timestep_s: float) -> RobotContactParameters | None:
         """Per-geom solref/solimp set on the compiled model, or None to keep the MJCF's.
@@ -237,8 +242,10 @@ class RigidGround(TerrainModel):
     within 0 < d < w the damper's scale follows the same curve but lies above s (see README).
 
     Friction: one Coulomb coefficient per contact, the static mu_s, with an elliptic cone.
-    MuJoCo cannot express mu_d or the critical slip speed; below slip MuJoCo's soft friction
-    creeps at v = dt · R_t · f_t. The compliant terrain models carry the Stribeck-like law.
+    MuJoCo cannot express mu_d; below sliding its soft friction creeps (v = F_t / (b impratio)
+    for a link with tangential load F_t), and `friction_impratio` sets that creep to the thesis
+    law's own below v_c (v = v_c F_t / (mu_s m g)) for a link of the median mass. The compliant
+    terrain models carry the Stribeck-like law.
     """
 
     name = 'rigid'
@@ -263,6 +270,17 @@ class RigidGround(TerrainModel):
         if self.params.friction_cone not in ('elliptic', 'pyramidal'):
             raise ValueError(f"friction_cone '{self.params.friction_cone}': use 'elliptic' or 'pyramidal'")
         return {'cone': self.params.friction_cone}
+
+    def friction_impratio(self, link_masses_kg: Sequence[float], gravity_m_s2: float) -> float | None:
+        """impratio = mu_s m g / (b v_c): the thesis's regularised friction rises as mu_s f_n / v_c
+        below the critical slip speed, MuJoCo's as b · impratio / n per contact (n contacts share
+        the link's load, so n cancels); equal for a link of the median mass m. Elliptic cone only
+        (MuJoCo applies impratio to elliptic cones)."""
+        p = self.params
+        if p.friction_cone != 'elliptic' or not len(link_masses_kg):
+            return None
+        mass_kg = float(np.median(np.asarray(link_masses_kg, dtype=float)))
+        return p.friction_static * mass_kg * gravity_m_s2 / (p.damping_n_s_m * p.critical_slip_speed_m_s)
 
     def normal_regularisation_per_inverse_mass(self) -> float:
         """R_normal / ((1 − I)/I · Â): 1 for an elliptic cone. A condim-3 pyramid's 4 edges share

@@ -85,7 +85,10 @@ def test_latch_schedule_engages_and_releases_at_its_sim_times(ros_env, ros_node)
     sim = subprocess.Popen(
         [sys.executable, '-m', 'cobra_sim.sim_node', '--ros-args', '-p', f'urdf_path:={URDF}',
          '-p', 'settle_duration_s:=0.2', '-p', 'real_time_factor:=1.0', '-p', 'contact_forces_period_s:=0.0',
-         '-p', 'latch_schedule_s:=[2.0, 3.0]', '-p', 'duration_s:=3.5'],
+         '-p', 'latch_schedule_s:=[2.0, 3.0]', '-p', 'duration_s:=3.5',
+         # t = 0 waits for this test's first curl command: the curl is reached by 2 s of sim time
+         # however late the test's publisher is discovered
+         '-p', 'wait_for_peers_s:=60.0', '-p', 'wait_for_recorder:=false'],
         env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         states: list[bool] = []
