@@ -10,7 +10,9 @@ Prints one row per check (check, closed form or reference, ours, error, verdict)
 - the single-wheel test (the thesis's wheel, r 0.20 m, width 0.12 m) at slips -0.2..0.7 on each soil
   against the Wong-Reece closed form (cobra_experiments.terramechanics, b = the wheel width) and
   Bekker's towed-wheel sinkage z0;
-- the compliant ground: a block sticks below the static friction angle, slides at mu_d above.
+- the compliant ground: a block sticks below the static friction angle, slides at mu_d above;
+- the rigid ground: the robot resting on the 24° slope creeps as the thesis law does below v_c,
+  carries its weight, and slides with Coulomb's acceleration when mu < tan of the slope.
 The closed forms come from the literature, not from cobra_soil; no reference is fitted to SCM.
 Exit code 0: every check passed; 1: a check failed (the table says which and why); 2: bad input
 (one message naming it; nothing written).
@@ -559,6 +561,64 @@ def compliant_checks(out: Results) -> None:
                                                                 slide_deg, path)
 
 
+# ----------------------------------------------------------------------------------- rigid
+
+RIGID_SLOPE_DEG = 24.0  # thesis §28's slope
+
+
+def rigid_checks(out: Results) -> None:
+    """The rigid ground (MuJoCo, thesis §7) with the robot on the 24° slope: at rest it creeps as
+    the thesis's regularised friction does below v_c, carries its weight, and at mu below tan θ
+    slides with Coulomb's acceleration."""
+    from cobra_common.rotations import slope_rotation
+    from cobra_description.robot_model import default_urdf_path, load_robot_model
+    from cobra_sim.engine import CobraSim, SimParams
+    from cobra_sim.terrain import RigidGround, RigidGroundParams
+    theta = math.radians(RIGID_SLOPE_DEG)
+    downhill, normal = slope_rotation(RIGID_SLOPE_DEG)[:, 0], slope_rotation(RIGID_SLOPE_DEG)[:, 2]
+    robot = load_robot_model(default_urdf_path('cobra'))
+    group = f'rigid ground (thesis §7, MuJoCo): COBRA straight on the {RIGID_SLOPE_DEG:g}° slope, gravity along -z'
+
+    def settled(friction: float) -> CobraSim:
+        ground = RigidGround(RigidGroundParams(friction_static=friction), slope_deg=RIGID_SLOPE_DEG)
+        sim = CobraSim(robot, ground, SimParams(settle_duration_s=0.5), np.random.default_rng(0))
+        sim.settle()
+        return sim
+
+    sim = settled(0.5)
+    params = sim.terrain.params
+    start = sim.center_of_mass()
+    sim.run(2.0)
+    creep = float((sim.center_of_mass() - start) @ downhill) / 2.0
+    law = params.critical_slip_speed_m_s * math.tan(theta) / params.friction_static
+    e = relative_error(creep, law)
+    out.rows.append(Check(group, f'at rest, μ_s {params.friction_static} > tan θ {math.tan(theta):.3f}: creep over 2 s',
+                          f'thesis law below v_c: v = v_c tan θ / μ_s = {law * 1e3:.3f} mm/s',
+                          f'{creep * 1e3:.3f} mm/s (impratio {sim.model.opt.impratio:.2f})', _pct(e),
+                          verdict(abs(e) <= 0.3), error_value=e, tolerance=0.3,
+                          note='MuJoCo friction regularisation mapped onto the law for the median link: '
+                               'cobra_sim.terrain.RigidGround.friction_impratio'))
+    carried = float(sim.contact_wrenches_world()[:, :3].sum(axis=0) @ normal)
+    weight = robot.total_mass_kg * G_M_S2 * math.cos(theta)
+    e = relative_error(carried, weight)
+    out.rows.append(Check(group, 'at rest: ground reaction along the slope normal', f'm g cos θ = {weight:.2f} N',
+                          f'{carried:.2f} N', _pct(e), verdict(abs(e) <= 0.03), error_value=e, tolerance=0.03))
+    friction = 0.3
+    sim = settled(friction)
+    times, along = [], []
+    for _ in range(100):
+        sim.run(0.01)
+        times.append(sim.time_s)
+        along.append(float(sim.center_of_mass() @ downhill))
+    acceleration = 2.0 * np.polyfit(times[20:], along[20:], 2)[0]
+    expected = G_M_S2 * (math.sin(theta) - friction * math.cos(theta))
+    e = relative_error(acceleration, expected)
+    out.rows.append(Check(group, f'μ {friction} < tan θ: slides (0.2-1.0 s)', f'g (sin θ - μ cos θ) = {expected:.3f} m/s²',
+                          f'{acceleration:.3f} m/s²', _pct(e), verdict(abs(e) <= 0.03), error_value=e, tolerance=0.03,
+                          note='one Coulomb coefficient per contact: MuJoCo has no μ_s → μ_d drop (the compliant '
+                               'ground has it)'))
+
+
 # --------------------------------------------------------------------------------- figures
 
 def _pyplot():
@@ -797,6 +857,7 @@ def run_all(soils: dict[str, ScmParams], plan: Plan, log: Callable[[str], None] 
         *[(f'single wheel on {name}', lambda name=name: wheel_checks(name, soils[name], plan, results))
           for name in soils],
         ('compliant ground', lambda: compliant_checks(results)),
+        ('rigid ground', lambda: rigid_checks(results)),
     ]
     for label, step in steps:
         started = time.perf_counter()
