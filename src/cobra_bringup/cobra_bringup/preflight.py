@@ -261,8 +261,11 @@ def check_camera(device: str, gyro_fps: int, accel_fps: int, wait_s: float = IMU
             if len(counts['gyro']) >= IMU_SAMPLES[0] and len(counts['accel']) >= IMU_SAMPLES[1]:
                 enough.set()
 
-    source = realsense_source.RealSenseSource(device, StreamConfig(gyro_fps=gyro_fps, accel_fps=accel_fps, enable_color=False,
-                                                  enable_depth=False), on_motion, lambda frame: None)
+    # a recording plays at the consumer's pace: its device stamps hold the rate it was recorded at,
+    # and real-time playback would drop frames whenever this process waits for a CPU
+    config = StreamConfig(gyro_fps=gyro_fps, accel_fps=accel_fps, enable_color=False, enable_depth=False,
+                          playback_real_time=not recording)
+    source = realsense_source.RealSenseSource(device, config, on_motion, lambda frame: None)
     try:
         description = source.open()
         enough.wait(wait_s)
