@@ -14,6 +14,7 @@ import pytest
 import rclpy
 import yaml
 from rcl_interfaces.srv import SetParameters
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -38,6 +39,9 @@ def publish_joint_states(node: Node, topic: str, count: int, rate_hz: float, wid
         sent_at.append(time.monotonic())
         next_send += 1.0 / rate_hz
         time.sleep(max(0.0, next_send - time.monotonic()))
+    # every sample in the logger's reader before the caller stops it: what a loaded machine still
+    # has in flight is not the logger's to drain
+    assert publisher.wait_for_all_acked(Duration(seconds=SUBSCRIBE_TIMEOUT_S))
     return sent_at
 
 
