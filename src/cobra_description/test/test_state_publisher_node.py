@@ -206,11 +206,19 @@ def test_odom_transform_only_where_robot_state_publisher_does_the_model(start_no
     node = start_node('publish_robot_model:=false')
     wait_started(node)  # its publishers and subscriptions exist from here on
     probe = Probe(ros_node)
-    odom = Odometry()
-    odom.header.stamp.sec = 5
-    odom.pose.pose.orientation.w = 1.0
-    assert spin_until(ros_node, lambda: (probe.odom.publish(odom),
-                                         bool(probe.tf_with_stamp(5_000_000_000)))[1]), node.output()
+    sent_ns: list[int] = []
+
+    def send_odom() -> bool:
+        """A new stamp each time (the node sends one /tf per 0.02 s of stamps: an odom sent again
+        with the stamp of one whose /tf went out before the probe's /tf subscription matched
+        would never show); True once the /tf of any of them arrived."""
+        odom = Odometry()
+        sent_ns.append(5_000_000_000 + 100_000_000 * len(sent_ns))
+        odom.header.stamp.sec, odom.header.stamp.nanosec = divmod(sent_ns[-1], 1_000_000_000)
+        odom.pose.pose.orientation.w = 1.0
+        probe.odom.publish(odom)
+        return any(probe.tf_with_stamp(stamp_ns) for stamp_ns in sent_ns)
+    assert spin_until(ros_node, send_odom), node.output()
     for topic in ('robot_description', '/tf_static'):
         assert ros_node.get_publishers_info_by_topic(topic) == []
     assert ros_node.get_subscriptions_info_by_topic('joint_states') == []

@@ -30,14 +30,15 @@ BASE_PARAMETERS: tuple[Setting, ...] = (
     Setting('csv_file', '', 'trajectory CSV for gait:=csv'),
     Setting('csv_loop', False, 'loop the CSV instead of holding its last row; its last row must equal its first'),
     Setting('command_subscribers_timeout_s', 15.0,
-            'stop holding after this long [s, wall] and start with the subscribers present', 0.0, 600.0),
+            'stop holding after this long [s, wall] and start with the subscribers present; 0 = no hold', 0.0, 600.0),
 )
 # declared by type (rclpy types an empty default as a byte array and would refuse every list of names)
 COMMAND_SUBSCRIBER_NODES = Setting(
     'command_subscriber_nodes', [],
     'hold the first joint_commands until these nodes subscribed and matched (the sim or driver, plus the '
     "logger when recording), so none misses the start: names as the nodes run ('sim_node' in the gait's "
-    "namespace, '/cobra/logger' absolute); other subscribers (an echo, rqt) do not count; empty = no hold")
+    "namespace, '/cobra/logger' absolute); other subscribers (an echo, rqt) do not count; empty = until the "
+    'first subscriber matched, whoever it is (a sim or driver started by hand)')
 REPLACED_PARAMETERS = {  # name -> the fix, for a parameter file or override still setting it
     'command_subscribers': "command_subscribers (a count, which any other subscriber such as a 'ros2 topic echo' "
                            'satisfied) was replaced by command_subscriber_nodes: name the nodes, e.g. '

@@ -83,6 +83,8 @@ def missing_subscribers(expected: Sequence[str], present: CommandSubscribers) ->
     """What the hold still waits for: each expected node without a subscription in the graph; once
     all are there, the DDS match of every graph subscription (the count cannot say which one is
     unmatched, so a named one may be the one a foreign subscriber's match stands in for)."""
+    if not expected:  # none named: the first subscriber to match, whoever it is (a sim started by hand)
+        return [] if present.matched >= 1 else ['a matched subscriber (name the nodes in command_subscriber_nodes)']
     missing = [name for name in expected if name not in present.nodes]
     if not missing and present.matched < len(present.nodes):
         return [f'the DDS match of {len(present.nodes) - present.matched} of the {len(present.nodes)} '
@@ -92,7 +94,8 @@ def missing_subscribers(expected: Sequence[str], present: CommandSubscribers) ->
 
 class GaitTicker:
     """Ticks the source; holds the first tick until the `command_subscriber_nodes` (fully qualified)
-    subscribed and matched, or the timeout passed; empty: no hold.
+    subscribed and matched (none named: until one subscriber matched), or the timeout passed; a
+    timeout of 0: no hold.
 
     With `period_ns` (sim time) the ticks come from /clock values through `clock`; on wall time
     the node calls `tick` from its timer. `now_s` is wall time [s] of any monotonic clock.
@@ -104,7 +107,7 @@ class GaitTicker:
         self.source = source
         self.command_subscriber_nodes = tuple(command_subscriber_nodes)
         self.hold_timeout_s = hold_timeout_s
-        self._hold = PeerWait.starting(now_s, hold_timeout_s) if self.command_subscriber_nodes else None
+        self._hold = PeerWait.starting(now_s, hold_timeout_s) if hold_timeout_s > 0.0 else None
         self.sim_ticker = SimTicker(period_ns) if period_ns is not None else None
         self.last_tick_ns: int | None = None
         self.held_tick_ns: int | None = None  # a tick not published yet: a subscriber is missing

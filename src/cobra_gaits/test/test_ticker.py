@@ -84,8 +84,17 @@ def test_the_hold_gives_up_at_its_timeout_naming_the_missing_node():
                                '(other subscribers: /test_probe)']
 
 
-def test_no_named_subscribers_no_hold():
+def test_no_named_subscribers_holds_for_the_first_matched_one_whoever_it_is():
+    """As the old count of 1 did: a gait on sim time started by hand before its sim published the t = 0
+    command to nobody and never sent it again (the sim then waited out wait_for_peers_s)."""
     ticker = GaitTicker(CountingSource(), (), hold_timeout_s=15.0, now_s=0.0)
+    assert ticker.tick(3, seen(matched=0), now_s=0.0) is None
+    assert ticker.tick(4, seen('/sim_node', matched=0), now_s=0.1) is None  # in the graph, not matched yet
+    assert ticker.tick(5, seen('/anyone', matched=1), now_s=0.2).stamp_ns == 5
+
+
+def test_a_zero_timeout_does_not_hold():
+    ticker = GaitTicker(CountingSource(), ('/sim_node',), hold_timeout_s=0.0, now_s=0.0)
     assert ticker.tick(3, not_asked, now_s=0.0).stamp_ns == 3
 
 
