@@ -14,6 +14,7 @@ import math
 import time
 
 import rclpy
+from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -33,6 +34,9 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
                            'real_time_factor:=0', f'params_file:={params}', f'bag_path:={bag}')
     try:
         odometry: list[Odometry] = []
+        twists: list[Twist] = []
+        ros_node.create_subscription(Twist, 'cmd_vel', twists.append,
+                                     QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
         ros_node.create_subscription(Odometry, 'ground_truth/odom', odometry.append,
                                      QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
         client = ActionClient(ros_node, NavigateToPose, 'navigate_to_pose')
@@ -86,6 +90,11 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
         while not (cancelled.done() and result_future.done()) and time.monotonic() < deadline:
             rclpy.spin_once(ros_node, timeout_sec=0.1)
         assert result_future.result().result.code == NavigateToPose.Result.CODE_CANCELED
+        # the result and the zero twist travel apart: count the ramp down from the zero twist's arrival
+        deadline = time.monotonic() + 60.0
+        while not (twists and twists[-1].linear.y == 0.0 and twists[-1].angular.z == 0.0) \
+                and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
         spin_until_stamp(stamp_s() + 3.5)  # the 2 s ramp down has ended
         resting = body_centre()
         spin_until_stamp(stamp_s() + 2.0)
