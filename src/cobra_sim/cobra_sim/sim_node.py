@@ -19,7 +19,6 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
 from cobra_common.command_guard import JointCommandGuard
@@ -152,7 +151,7 @@ class SimNode(Node):
     def _set_latch(self, engage: bool, source: str) -> LatchReply:
         reply = latch_request(self.sim, engage, self._latch_limits)
         if reply.changed:
-            self.outputs.latch_pub.publish(Bool(data=self.sim.latched))
+            self.outputs.publish_latch()
             self.get_logger().info(f'{source} {engage}: {reply.message}')
         elif self.sim.has_latch:  # a gait may ask again every tick until the frames come within reach
             self.get_logger().info(f'{source} {engage}: {reply.message}', throttle_duration_sec=1.0)
@@ -190,9 +189,11 @@ class SimNode(Node):
             if scheduler.logs or scheduler.clock_due:
                 self._drain_scheduler()
             if not decision.step:
+                self.outputs.flush()
                 return Wait(decision.wait_s, decision.in_executor)
             self._control_period()
             if time.perf_counter() >= batch_end:
+                self.outputs.flush()
                 return NO_WAIT
 
     def _drain_scheduler(self) -> None:
