@@ -43,7 +43,7 @@ READ_TOPICS = ('joint_commands', 'joint_states', 'odom', 'ground_truth/odom', 'c
                'terrain/heightmap', 'latch/state', 'tumble/state')
 CUSTOM_DATA_PREFIX = 'cobra.'  # metadata.yaml custom_data keys this report reads (see README)
 _BULK_KINDS = (JOINT_STATES, JOINT_COMMANDS, TRUTH_ODOM, ODOM, CONTACT_PREFIX, _CONTACT_ALL_KIND)
-_DIAGNOSTIC_KEYS = ('terrain', 'terrain_file', 'robot', 'gait', 'slope_deg')
+_DIAGNOSTIC_KEYS = ('terrain', 'terrain_file', 'robot', 'gait', 'slope_deg', 'start_xy_yaw')
 
 
 BagError = BagReadError  # a bag that cannot be read; the text names the file and the fix

@@ -59,6 +59,7 @@ class SyntheticRun:
     twist_power_w: tuple[float, ...] = ()  # T-Snake: mean twist power per m{i}_twist joint
     twist_rate_rad_s: float = 0.6
     custom_data: dict[str, str] = field(default_factory=dict)
+    sim_diagnostics: dict[str, str] = field(default_factory=dict)  # key: value of one cobra_sim status at t = 0
     omit_topics: tuple[str, ...] = ()  # e.g. ('joint_commands',) for a bag missing a topic
     storage: str = 'mcap'            # or 'sqlite3'
 
@@ -218,6 +219,11 @@ def write_bag(path: str | Path, run: SyntheticRun) -> Path:
             add(t, 'latch/state', 'std_msgs/msg/Bool', _T['std_msgs/msg/Bool'](bool(begin - 0.5 <= t < end + 0.5)))
         for t, state in ((0.0, 'sidewinding'), (begin - 1.0, 'latching'), (begin, 'tumbling'), (end, 'releasing')):
             add(t, 'tumble/state', 'std_msgs/msg/String', _T['std_msgs/msg/String'](state))
+    if run.sim_diagnostics:
+        values = [_T['diagnostic_msgs/msg/KeyValue'](key, value) for key, value in run.sim_diagnostics.items()]
+        add(0.0, 'diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', _T['diagnostic_msgs/msg/DiagnosticArray'](
+            _header(run.start_time_s, ''), [_T['diagnostic_msgs/msg/DiagnosticStatus'](
+                0, 'cobra_sim: physics', 'running', 'mujoco', values)]))
     messages.sort(key=lambda item: item[0])
     with Writer(bag, version=9, storage_plugin=plugin) as writer:
         connections = {}

@@ -68,6 +68,7 @@ class RecordedRun:
     start_pose: tuple[float, float, float, float] | None  # x, y, z [m], yaw [rad] of the first head pose
     start_joint_positions_rad: dict[str, float]  # the first joint_states
     latch_changes_s: tuple[float, ...] = ()  # latch/state flips, from the first command: engage, release, ...
+    sim_start_xy_yaw: tuple[float, float, float] | None = None  # a sim bag: where its sim put the head (diagnostics)
 
     @property
     def simulated(self) -> bool:
@@ -162,13 +163,29 @@ def read_recorded_run(bag_path: Path) -> RecordedRun:
     latch_changes = () if latch is None else tuple(
         t - times[0] for t in latch_changes_s(latch.times_s, latch.values, bag_path))
     return RecordedRun(bag_path, dict(bag.custom_data), robot, names, times - times[0],
-                       _filled(times, positions[:, present]), pose, first_states, latch_changes)
+                       _filled(times, positions[:, present]), pose, first_states, latch_changes,
+                       _xy_yaw(bag.diagnostics.get('start_xy_yaw'), bag_path))
+
+
+def _xy_yaw(text: str | None, bag_path: Path) -> tuple[float, float, float] | None:
+    """The sim's `start_xy_yaw` diagnostic ('x y yaw'); None when absent (a robot bag, an older sim bag)."""
+    if text is None:
+        return None
+    try:
+        x_m, y_m, yaw_rad = (float(word) for word in text.split())
+    except ValueError:
+        raise TwinInputError(f"{bag_path}: the sim's start_xy_yaw diagnostic reads '{text}', not 'x y yaw': "
+                             'was the bag edited? Re-record it') from None
+    return x_m, y_m, yaw_rad
 
 
 def start_xy_yaw(run: RecordedRun) -> tuple[float, float, float]:
     """Where the twin's sim starts the head: the recorded run's first head pose (its z left to the
-    settling), except for a sim bag that started at the origin or says where its sim started (a twin):
-    that start itself, as the settled first pose would move every generation of twins a little."""
+    settling), except for a sim bag that says where its sim started (the sim's diagnostics, or a
+    twin's custom_data) or, older, started near the origin: that start itself, as the settled first
+    pose lies where settling moved the body (2.3 cm down a 24° slope) and would move it again."""
+    if run.simulated and run.sim_start_xy_yaw is not None:
+        return run.sim_start_xy_yaw
     if run.simulated and TWIN_PREFIX + 'sim_start_xy_yaw' in run.custom_data:
         x_m, y_m, yaw_rad = (float(word) for word in run.custom_data[TWIN_PREFIX + 'sim_start_xy_yaw'].split())
         return x_m, y_m, yaw_rad

@@ -353,10 +353,27 @@ def test_the_twin_starts_where_the_recorded_run_did(synthetic_bag: Path) -> None
     assert twin.start_xy_yaw(settled) == (0.0, 0.0, 0.0)
     moved = twin.RecordedRun(**{**settled.__dict__, 'start_pose': (1.0, -2.0, 0.044, 1.0)})  # start_x_m ... set
     assert twin.start_xy_yaw(moved) == (1.0, -2.0, 1.0)
+    # a sim bag that settled 2.3 cm down a slope from where its sim put the head: the sim's own start
+    sloped = twin.RecordedRun(**{**settled.__dict__, 'start_pose': (0.023, 0.0, 0.044, 0.0),
+                                 'sim_start_xy_yaw': (0.0, 0.0, 0.0)})
+    assert twin.start_xy_yaw(sloped) == (0.0, 0.0, 0.0)
     replay = twin.plan_replay(robot, velocity_limits())
     entries = dict(e.split('=', 1) for e in twin.twin_custom_data(robot, '0' * 64, {'terrain': 'rigid'}, replay))
     twin_of_twin = twin.RecordedRun(**{**robot.__dict__, 'custom_data': {**entries}})
     assert twin.start_xy_yaw(twin_of_twin) == pytest.approx(twin.start_xy_yaw(robot))
+
+
+def test_a_sim_bag_says_where_its_sim_started(tmp_path: Path) -> None:
+    """The sim's start_xy_yaw diagnostic, not the settled first pose (which settling moved), is where
+    the twin starts; a garbled one is refused with the fix."""
+    run = SyntheticRun(duration_s=2.0, gait_start_s=0.5, ramp_s=0.5, heading_rad=0.0,
+                       custom_data={'cobra.class': 'sim'}, sim_diagnostics={'start_xy_yaw': '0.5 -0.25 0.125'})
+    recorded = twin.read_recorded_run(write_bag(tmp_path / 'sim', run))
+    assert recorded.sim_start_xy_yaw == (0.5, -0.25, 0.125)
+    assert twin.start_xy_yaw(recorded) == (0.5, -0.25, 0.125)
+    garbled = write_bag(tmp_path / 'garbled', replace(run, sim_diagnostics={'start_xy_yaw': '0.5 west'}))
+    with pytest.raises(twin.TwinInputError, match="start_xy_yaw diagnostic reads '0.5 west'"):
+        twin.read_recorded_run(garbled)
 
 
 # ------------------------------------------------------------------ the latch
@@ -399,6 +416,15 @@ def test_a_tumble_bag_twins_with_its_latching_replayed(ros_env: dict[str, str], 
         first_command_s = bag.joint_commands.times_s[0]
         return np.array(twin.latch_changes_s(bag.latch_state.times_s, bag.latch_state.values, bag.path)) \
             - first_command_s
+
+    # the twin's sim started where the source's did (its start_xy_yaw diagnostic), not at the first pose,
+    # which settling had moved down the slope: a twin started there settled again, 2.5 cm further down
+    assert recorded.diagnostics['start_xy_yaw'] == '0.0 0.0 0.0'
+    first_recorded_m = recorded.head.position_m[np.searchsorted(recorded.head.times_s, recorded.joint_commands.times_s[0])]
+    first_replayed_m = replayed.head.position_m[np.searchsorted(
+        replayed.head.times_s, replayed.joint_commands.times_s[0] + lead_in_s)]
+    print(f'head at the first recorded command: twin - recorded {first_replayed_m - first_recorded_m} m')
+    assert np.abs(first_replayed_m - first_recorded_m)[:2].max() < 0.01
 
     recorded_flips, replayed_flips = flips(recorded), flips(replayed)
     assert len(recorded_flips) == 2, recorded_flips  # latched, then released

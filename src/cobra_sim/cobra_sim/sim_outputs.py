@@ -152,6 +152,8 @@ class SimOutputs:
             'real_time_factor': f'{scheduler.measured_rtf(time.perf_counter()):.2f}',
             'sim_time_s': f'{sim_time:.3f}',
             'terrain': sim.terrain.name,
+            # where the sim put the head before settling: a twin of this bag starts there (cobra_bringup.twin)
+            'start_xy_yaw': ' '.join(repr(float(v)) for v in sim.params.start_xy_yaw),
             **sim.terrain.diagnostics(),  # soil: sinkage, nodes in contact, contact patches
             'torque_enabled': str(sim.torque_enabled),
             **({'latched': str(sim.latched),
