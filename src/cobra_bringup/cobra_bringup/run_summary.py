@@ -1,37 +1,7 @@
 """What a run did, read back from its bag: distance, lateral speed, stride per gait cycle, RTF,
-and the problems that make its numbers meaningless (data loss, a head that never moved).
-
-Per gait cycle: the lateral displacement after the gait's start ramp divided by the cycles
-after it, f x (duration - ramp_duration_s): the ramp's reduced amplitude is not a gait cycle.
-This is a quick y-only figure, not the validation report's stride (cobra_analysis: |mean
-displacement vector| per whole steady cycle counted from the gait start); the printed line says
-which it is.
-
-Loss: each rate topic must hold at least rate x span messages, the span being the sim-time
-(header stamp) span of all rate topics together, less LOSS_SLACK_MESSAGES + LOSS_SLACK_FRACTION
-for the messages at the two ends; fewer is a LOSS problem naming the topic.
-
-Robot: given the robot's name and actuated joint names (from the URDF the run used: COBRA's
-joint_1 .. joint_11 and latch_joint, or the T-Snake's m{i}_dorsal/twist/lateral), a joint_commands or joint_states
-message naming joints the robot does not have, or joint_states missing one of them, is a PROBLEM
-(the sim or driver rejects such commands whole, so the robot would lie still).
-
-Tumbling (a bag with tumble/state, gait:=tumble): the states the gait went through and, over the
-`tumbling` state, the head's distance and speed along the track, its roll rate (|angular
-velocity| of the head track's twist) and the largest contact force per link; a run that ended
-`aborted: ...` is a PROBLEM. States carry no header stamp: the bag's receive times place them on
-the head track (read the same way).
-
-Ground: a body further below the ground level than its own size went through or off the
-terrain (a robot that walked off a finite soil patch fell to z = -77 km while its run printed a
-distance): a PROBLEM naming the body, the time and the position (cobra_analysis.ground_check).
-The ground is the plane the bag's custom_data names (cobra.terrain, cobra.slope_deg,
-cobra.terrain_file; z = 0 when it names none); the bodies are the head track and, given the URDF
-(`robot_model`), every link with collision geometry, placed from the head pose and joint_states
-sampled every GROUND_SAMPLE_PERIOD_S.
-
-Problems (`RunSummary.problems`, also printed as LOSS / PROBLEM lines) are what a caller such as
-the runner turns into a failing exit code.
+and the problems that make its numbers meaningless (data loss, unknown joints, an aborted tumble,
+a body below the ground). `RunSummary.problems` is what the runner turns into a failing exit
+code. The rules for each: the package README, "Run summary".
 """
 
 from __future__ import annotations

@@ -1,35 +1,9 @@
 """`cmd_vel` gait mode: a geometry_msgs/Twist (linear.y, angular.z in base_link) -> gait (no ROS).
 
-COBRA (pitch/yaw joints, no twist): sidewinding of cobra_gaits.sidewinding.
-* Lateral speed: the wave travels with the preset's amplitudes, so one gait cycle moves the
-  body `stride_m_per_cycle` (measured in the sim, see the README section "Driving with
-  cmd_vel"); |linear.y| sets the frequency f = |v| / stride, its sign the direction (left = +y
-  of base_link). A zero (or stale) twist ramps the amplitude envelope down to the straight pose
-  with the node's start/stop ramp; a non-zero one ramps it back up.
-* Turning: conical sidewinding (Gong, Hatton, Choset, "Conical sidewinding", ICRA 2012): the
-  amplitudes of both waves vary linearly along the body, A_k = A (1 + taper xi_k) with xi_k from
-  -1 (head joint) to +1 (tail joint), so the body lies on a cone instead of a cylinder and the
-  tracks turn about its apex. The turn per gait cycle is close to linear in the taper; its
-  slope `turn_rad_per_cycle_per_taper` (signed, per direction) is measured in the sim. angular.z
-  = taper x slope x f, so at a given taper the turn rate follows the frequency: a turn the
-  taper limit cannot give at the commanded speed raises the frequency (a pure turn command
-  sidewinds slowly in the last direction while turning, as a cone-shaped snake must).
-* Servo speed: the largest frequency is the one at which the widest joint wave (A (1 + max
-  taper)) with the start/stop ramp and both slews (amplitude, taper) stays under every joint's
-  URDF velocity limit (cobra_gaits.speed_limit), capped by `max_frequency_hz`.
-
-T-Snake (dorsal/twist/lateral): the LTS curve of cobra_gaits.lts (the LTS paper). linear.y sets
-the backbone wave's temporal frequency omega_t (omega_t > 0 sidewinds towards -y in this
-library's frames), and angular.z scales the twist profile omega_r(s) = a1 s + a0 of one of the
-paper's steering modes (head_anchored, in_place, tail_anchored; §IV-C2). Head phase and piece
-twists are integrated, so changing either never steps a joint; a stop unwinds each twist joint to
-its nearest full turn (as cobra_gaits.gait_source.LtsSource).
-
-Twists are judged like joint commands (cobra_common.command_guard): a non-finite component
-rejects the whole message (counted, never moved on); a value beyond the limits is clamped
-(counted; the node warns, throttled); components the robot cannot follow (linear.x, linear.z,
-angular.x, angular.y) are counted as unused. No accepted twist for `cmd_vel_timeout_s` of gait
-time counts as a zero twist.
+COBRA sidewinds (speed from the frequency, turns by conical sidewinding); the T-Snake runs the LTS
+curve (speed from omega_t, turns by the LTS paper's steering modes). How each twist component maps
+to the gait, the servo-speed cap and how twists are judged: the package README, "Driving with
+cmd_vel".
 """
 
 from __future__ import annotations

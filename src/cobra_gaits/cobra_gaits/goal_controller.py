@@ -1,30 +1,9 @@
 """Go-to-goal and heading loop on odometry for a sidewinding snake (no ROS): odom -> cmd_vel.
 
-A sidewinding snake moves sideways (base_link +y = left) and turns while it moves (conical
-sidewinding, cobra_gaits.cmd_vel); it cannot turn on the spot. So the loop is a unicycle
-controller whose "forward" is the travel direction of left or right sidewinding:
-
-* Estimates: the pose fed in is the body's (cobra_gaits.body_pose: link origins by forward
-  kinematics, placed by odom's head pose; centroid and principal axis), which still wobbles by
-  about +-2 deg within a cycle; the head's own pose (+-23 deg of yaw, +-6 cm sideways on COBRA)
-  also works, less precisely (a conical taper tilts the head's mean yaw by up to 9 deg). Both are
-  averaged over the last gait cycle T and corrected for the half cycle of lag that averaging
-  costs: est = m1 + (m1 - m0) / 2 with m1, m0 the means over the last cycle and the one before
-  (CycleAverage).
-* Cruise: constant lateral speed, so the gait's frequency, and with it T, stays constant;
-  angular.z = heading gain x the error between the bearing to the goal and the travel direction
-  (heading + travel_angle of the side chosen), clamped to what the taper gives at that speed.
-  The side (left / right) is the one needing the smaller turn, kept while its error stays under
-  SIDE_SWITCH_RAD (hysteresis).
-* Three-point turn: the snake turns no tighter than R = cruise / max angular.z (0.9 m at the
-  defaults), so a goal off to the side at distance d < 2 R |sin(error)| would be circled for
-  ever; the loop then sidewinds the other way, turning the same way, until the goal is in reach.
-* Stop: when the goal lies within the coasting distance (what the body travels while the gait
-  ramps down, measured in the sim) along the travel direction, or within the position tolerance;
-  then a zero twist, and the result after `settle_s` of ramp-down.
-* Heading goals: cruise to the left while turning towards the goal yaw; once the estimate is
-  within the tolerance, hold it (the small error's gentle turn) for two cycles and stop if it
-  stayed within, so that a transient of the averaged estimate (the taper changing) cannot stop it.
+A sidewinding snake moves sideways and cannot turn on the spot, so this is a unicycle controller
+whose "forward" is the travel direction of left or right sidewinding, with a three-point turn for
+goals inside its turning circle. The estimates, cruise, turn, stop and heading rules: the package
+README, "The controller".
 """
 
 from __future__ import annotations

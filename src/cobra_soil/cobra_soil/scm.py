@@ -1,32 +1,9 @@
 """Soil Contact Model (Chrono SCM) for rigid bodies made of primitives: pressure, shear, bulldozing.
 
 One `ScmTerrain.step` does what Chrono's SCMLoader::ComputeInternalForces does, from the body
-state at the start of the step (explicit coupling, loads held over the step):
-reset last step's nodes → rays from the nodes in each body's AABB → contact patches (4-connected
-flood fill, b = 2A/L from the convex hull of the patch's node points) → per node: elastic trial
-K (z - z_p), yield onto Bekker-Wong (K_c/b + K_phi) z^n, damping -R v_n, Janosi-Hanamoto shear
-(c + σ tan φ)(1 - exp(-j/k)) against the slip → force and torque per body → bulldozing.
-
-Deliberate differences from Chrono:
-- a patch is made of the loaded nodes (elastic trial > 0), not of every ray hit in the 0.1 m
-  look-up window, so b is the width of the loaded area and does not depend on that window;
-- yield needs the trial pressure to exceed both the node's previous yield pressure and the
-  Bekker pressure at the current sinkage, so plastic sinkage never decreases (Chrono sets the
-  Bekker pressure whenever the trial exceeds the old yield, which for n < 1 and sinkage below
-  (K_phi/K)^(1/(1-n)) can raise the pressure above the trial and make z_p negative);
-- the normal pressure after damping is clamped at 0 (loose sand does not pull on a body lifting
-  off; Chrono lets it go negative, which also flips the shear stress to push along the slip);
-- the shear is elastic-plastic per node: Janosi's (c + σ tan φ)(1 - e^(-j/k)) is the node's
-  strength, a stick spring on the slip (with a damper, both bounded per body for the explicit
-  step) carries loads below it, so a load the soil can carry stops the body and a resting body
-  does not chatter (Chrono: full Janosi force along the slip velocity for any slip speed, a
-  known source of jitter of bodies resting on SCM); see the README, "Shear that holds still";
-- the soil has no edge: the node grid is unbounded (the configured patch only places the nodes);
-- the surface of a node that leaves contact springs back by its elastic sinkage;
-- initial terrain is flat (the thesis's patch), so the slope factor cos(α) of Chrono is 1;
-- option (numerics.pressure_direction = 'surface_normal', default 'vertical' as Chrono): a node's
-  normal stress pushes along the body's inward surface normal at its ray hit, on the surface area
-  of its cell there (vertical part unchanged), so a rim's compaction resistance is a force.
+state at the start of the step (explicit coupling): reset → rays → contact patches → per node
+pressure, damping and shear → force and torque per body → bulldozing. What matches Chrono and
+what differs on purpose, and why: the package README.
 """
 
 from __future__ import annotations
