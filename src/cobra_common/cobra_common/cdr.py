@@ -8,6 +8,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -345,3 +346,78 @@ class RawContactWrenches(RawMessage):
         wrenches = layout.float64s(6 * len(link_names)) if link_names else len(layout.payload)
         super().__init__(layout, stamp)
         self.wrenches = self.view(wrenches, 6 * len(link_names)).reshape(len(link_names), 6)
+
+
+# --- joint_commands -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JointCommand:
+    """The fields of a joint_commands JointState the command guard reads (JointCommandMessage)."""
+
+    name: list[str]
+    position: tuple[float, ...]
+    velocity: tuple[float, ...]
+    effort: tuple[float, ...]
+    stamp_ns: int  # header.stamp
+
+    @classmethod
+    def of(cls, message: Any) -> JointCommand:
+        """From a deserialized sensor_msgs/JointState (what a reader falls back to)."""
+        stamp = message.header.stamp
+        return cls(list(message.name), tuple(message.position), tuple(message.velocity), tuple(message.effort),
+                   stamp.sec * 1_000_000_000 + stamp.nanosec)
+
+
+class JointCommandReader:
+    """joint_commands from their CDR bytes: rclpy's take into a JointState cost ~4x this (the
+    name strings and three arrays become Python objects every message, at 100 Hz in the driver's
+    loop and the sim's). A publisher sends the same names every time, so they are decoded once per
+    name set. None for bytes it cannot read (big endian, cut): deserialize those with rclpy."""
+
+    def __init__(self) -> None:
+        self._names: dict[bytes, tuple[list[str], int]] = {}  # names bytes -> (names, offset after them)
+
+    def read(self, data: bytes) -> JointCommand | None:
+        """The command in `data` (a serialized sensor_msgs/JointState), or None if it cannot be read."""
+        key = joint_state_names(data)
+        if key is None:
+            return None
+        known = self._names.get(key)
+        try:
+            if known is None:
+                known = self._names[key] = _names_and_end(data)
+            names, offset = known
+            arrays = []
+            for _ in range(3):  # position, velocity, effort: uint32 count, then float64s aligned to 8
+                offset = _align(offset, 4)
+                (count,) = struct.unpack_from('<I', data, offset)
+                offset += 4
+                if count:
+                    offset = _align(offset, 8)
+                arrays.append(struct.unpack_from(f'<{count}d', data, offset))
+                offset += 8 * count
+        except struct.error:
+            return None
+        sec, nanosec = struct.unpack_from('<iI', data, ENCAPSULATION_BYTES)
+        return JointCommand(names, *arrays, sec * 1_000_000_000 + nanosec)
+
+
+def _align(offset: int, size: int) -> int:
+    """CDR alignment counts from the end of the 4-byte encapsulation header."""
+    return 4 + (offset - 4 + size - 1) // size * size
+
+
+def _names_and_end(data: bytes) -> tuple[list[str], int]:
+    (length,) = struct.unpack_from('<I', data, STAMP_END)  # header.frame_id
+    offset = _align(STAMP_END + 4 + length, 4)
+    (count,) = struct.unpack_from('<I', data, offset)
+    offset += 4
+    names = []
+    for _ in range(count):
+        offset = _align(offset, 4)
+        (length,) = struct.unpack_from('<I', data, offset)
+        if offset + 4 + length > len(data):
+            raise struct.error('name runs past the end')
+        names.append(bytes(data[offset + 4:offset + 3 + length]).decode('utf-8', 'replace'))
+        offset += 4 + length
+    return names, offset

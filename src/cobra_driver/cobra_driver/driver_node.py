@@ -29,12 +29,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 
+from cobra_common.cdr import JointCommand, JointCommandReader
 from cobra_common.config_check import ConfigError
 from cobra_common.node_runtime import declare_table, run_node, spin_node
 from cobra_common.ros_entry import StartupError
 from cobra_driver.driver_config import PARAMETERS, build_config, check_parameters, validate
 from cobra_driver.driver_core import JointDriver, JointSample
-from cobra_driver.loop_io import JointCommand, JointCommandReader, JointStateWriter, TakenByTheLoop
+from cobra_driver.loop_io import JointStateWriter, TakenByTheLoop
 
 NODE_NAME = 'joint_driver'
 RUNTIME_PARAMETERS = {'command_timeout_s', 'command_mode', 'move_to_start_speed_rad_s', 'latch_timeout_s',
@@ -117,11 +118,11 @@ class JointDriverNode(Node):
 
     def _take_commands(self) -> None:
         """Every joint_commands message queued since the last cycle, in order (~2 µs when none),
-        read from its CDR bytes (loop_io.JointCommandReader; rclpy's reader for one it cannot read)."""
+        read from its CDR bytes (cobra_common.cdr.JointCommandReader; rclpy's reader for one it cannot read)."""
         take, read = self._command_sub.handle.take_message, self._command_reader.read
         while (taken := take(JointState, True)) is not None:
             data = taken[0]
-            self._on_command(read(data) or deserialize_message(data, JointState))
+            self._on_command(read(data) or JointCommand.of(deserialize_message(data, JointState)))
 
     def _publish_sample(self, sample: JointSample) -> None:
         if not self.context.ok():
@@ -170,7 +171,7 @@ class JointDriverNode(Node):
         else:
             setattr(self.driver.config, name, float(value))  # type: ignore[arg-type]
 
-    def _on_command(self, message: JointState | JointCommand) -> None:
+    def _on_command(self, message: JointCommand) -> None:
         rejection = self.driver.commands.submit_message(message, time.monotonic())
         if rejection is not None:  # one throttled log per cause
             logger = self._throttled.setdefault(f'commands.{rejection.cause}',

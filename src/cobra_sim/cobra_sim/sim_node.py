@@ -17,10 +17,12 @@ import numpy as np
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool
 
+from cobra_common.cdr import JointCommand, JointCommandReader, leading_stamp_ns
 from cobra_common.command_guard import JointCommandGuard
 from cobra_common.node_runtime import (NO_WAIT, NodeLoop, Wait, declare_array, declare_table, flush_publishers,
                                        run_node, take_all, take_over_sim_time, validate_update)
@@ -78,9 +80,11 @@ class SimNode(Node):
         self.guard = JointCommandGuard(robot.gait_joints(), p['command_timeout_s'])  # latch: latch/set only
         self._latch_schedule = LatchSchedule(p[LATCH_SCHEDULE.name])
 
-        self.command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command, COMMAND_QOS)
+        self._command_reader = JointCommandReader()  # both inputs are taken as CDR bytes
+        self.command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command_data, COMMAND_QOS,
+                                                    raw=True)
         self.progress_sub = self.create_subscription(
-            ClockMsg, LOGGER_PROGRESS_TOPIC, self._on_logger_progress, PROGRESS_QOS)
+            ClockMsg, LOGGER_PROGRESS_TOPIC, self._on_logger_progress, PROGRESS_QOS, raw=True)
         self.create_service(SetBool, 'torque/set', self._on_torque)
         self.create_service(SetBool, 'latch/set', self._on_latch)
         self.add_on_set_parameters_callback(lambda parameters: validate_update(PARAMETER_BY_NAME, parameters))
@@ -123,7 +127,10 @@ class SimNode(Node):
                 self.sim.latch_capture_distance_m = parameter.value
             self.params[parameter.name] = parameter.value
 
-    def _on_command(self, message: JointState) -> None:
+    def _on_command_data(self, data: bytes) -> None:
+        self._on_command(self._command_reader.read(data) or JointCommand.of(deserialize_message(data, JointState)))
+
+    def _on_command(self, message: JointCommand) -> None:
         scheduler = self.scheduler
         scheduler.command_received()
         verdict = self.guard.check_message(message, scheduler.time_ns * 1e-9)
@@ -133,10 +140,13 @@ class SimNode(Node):
                 f'{WARNING_PERIOD_S:g} s; counts in diagnostics)', throttle_duration_sec=WARNING_PERIOD_S)
             return
         self.sim.set_targets(verdict.positions_rad)
-        scheduler.gate.command_arrived(since_origin_s(stamp_ns(message.header.stamp), scheduler.clock_origin_ns))
+        scheduler.gate.command_arrived(since_origin_s(message.stamp_ns, scheduler.clock_origin_ns))
 
-    def _on_logger_progress(self, message: ClockMsg) -> None:
-        self.scheduler.gate.logger_progressed(since_origin_s(stamp_ns(message.clock), self.scheduler.clock_origin_ns))
+    def _on_logger_progress(self, data: bytes) -> None:
+        stamp = leading_stamp_ns(data)
+        if stamp is None:  # not little-endian CDR
+            stamp = stamp_ns(deserialize_message(data, ClockMsg).clock)
+        self.scheduler.gate.logger_progressed(since_origin_s(stamp, self.scheduler.clock_origin_ns))
 
     def _on_torque(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
         self.sim.set_torque_enabled(request.data)
@@ -183,8 +193,8 @@ class SimNode(Node):
         scheduler = self.scheduler
         batch_end = time.perf_counter() + BATCH_WALL_S
         while True:
-            take_all(self.command_sub, self._on_command, raw=False)  # without an executor round
-            take_all(self.progress_sub, self._on_logger_progress, raw=False)
+            take_all(self.command_sub, self._on_command_data, raw=True)  # without an executor round
+            take_all(self.progress_sub, self._on_logger_progress, raw=True)
             decision = scheduler.decide(time.perf_counter(), self)
             if scheduler.logs or scheduler.clock_due:
                 self._drain_scheduler()

@@ -1,4 +1,4 @@
-"""loop_io.JointCommandReader reads joint_commands from CDR bytes exactly as rclpy deserializes them."""
+"""cdr.JointCommandReader reads joint_commands from CDR bytes exactly as rclpy deserializes them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 
-from cobra_driver.loop_io import JointCommandReader
+from cobra_common.cdr import JointCommand, JointCommandReader
 
 
 def _command(names: list[str], position: list[float], velocity: list[float] = (), effort: list[float] = (),
@@ -33,6 +33,8 @@ def test_reads_the_fields_the_guard_judges_as_rclpy_deserializes_them(message: J
     assert list(command.position) == list(message.position)
     assert list(command.velocity) == list(message.velocity)
     assert list(command.effort) == list(message.effort)
+    assert command.stamp_ns == 12 * 1_000_000_000 + 345
+    assert command == JointCommand.of(message)  # what a consumer falls back to for bytes it cannot read
 
 
 def test_names_are_decoded_once_per_name_set_and_values_every_message() -> None:
