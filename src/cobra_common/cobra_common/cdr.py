@@ -234,8 +234,10 @@ class CdrWriter:
         return offset
 
     def float64_sequence(self, count: int) -> int:
+        """sequence<float64>: its length, then the values (aligned to 8 only when there are any, as
+        Fast CDR writes it)."""
         self.uint32(count)
-        return self.float64s(count)
+        return self.float64s(count) if count else len(self.payload)
 
     def header(self, frame_id: str) -> int:
         """std_msgs/Header; returns the stamp's offset."""
@@ -271,17 +273,19 @@ class RawClock(RawMessage):
 
 
 class RawJointState(RawMessage):
-    """sensor_msgs/JointState with fixed names and position, velocity and effort for each."""
+    """sensor_msgs/JointState with fixed names and position, velocity and effort for each (or
+    position alone, `positions_only`: a command without feed-forward, velocity and effort empty)."""
 
-    def __init__(self, names: Sequence[str], frame_id: str = '') -> None:
+    def __init__(self, names: Sequence[str], frame_id: str = '', positions_only: bool = False) -> None:
         layout = CdrWriter()
         stamp = layout.header(frame_id)
         layout.uint32(len(names))
         for name in names:
             layout.string(name)
-        offsets = [layout.float64_sequence(len(names)) for _ in range(3)]
+        counts = (len(names), 0, 0) if positions_only else (len(names),) * 3
+        offsets = [layout.float64_sequence(count) for count in counts]
         super().__init__(layout, stamp)
-        self.position, self.velocity, self.effort = (self.view(o, len(names)) for o in offsets)
+        self.position, self.velocity, self.effort = (self.view(o, n) for o, n in zip(offsets, counts))
 
 
 class RawImu(RawMessage):

@@ -101,6 +101,30 @@ def test_rclpy_reads_the_same_message():
     assert list(decoded.velocity) == [0.0] * 3 and list(decoded.effort) == [0.0] * 3
 
 
+@pytest.mark.parametrize('names', [['joint_1'], ['joint_1', 'joint_22', 'j3'], [f'joint_{i}' for i in range(1, 12)]])
+def test_a_positions_only_command_is_laid_out_as_rclpy_serializes_it(names):
+    """The gait's joint_commands (no velocity or effort), read back by rclpy and by the command reader
+    with an empty feed-forward; laid out as Fast CDR lays out rclpy's (an empty sequence<float64> has
+    no alignment padding: the effort's length follows the velocity's at once)."""
+    from rclpy.serialization import deserialize_message, serialize_message
+
+    from cobra_common.cdr import JointCommandReader
+    from sensor_msgs.msg import JointState
+    command = RawJointState(names, positions_only=True)
+    command.set_stamp_ns(STAMP_NS)
+    command.position[:] = np.arange(len(names)) * 0.25 - 1.0
+    message = JointState(name=names, position=list(np.arange(len(names)) * 0.25 - 1.0))
+    message.header.stamp.sec, message.header.stamp.nanosec = 12, 345_000_000
+    # byte for byte up to the end of the effort's length (rmw leaves padding bytes unset, and its
+    # buffer runs on past the message): the same where the bytes are set
+    ours, theirs = command.to_bytes(), bytes(serialize_message(message))
+    assert [(i, a) for i, a in enumerate(ours) if a] == [(i, theirs[i]) for i, a in enumerate(ours) if a]
+    assert decode(command, 'sensor_msgs/msg/JointState').velocity.size == 0
+    assert deserialize_message(command.to_bytes(), JointState) == message
+    read = JointCommandReader().read(command.to_bytes())
+    assert read.name == names and read.position == tuple(message.position) and read.velocity == read.effort == ()
+
+
 @pytest.mark.parametrize('links', [[], ['base_link'], ['cobra/base_link'] + [f'cobra/link_{i}' for i in range(1, 12)]])
 def test_contact_wrenches_with_links_of_every_length_decode_with_the_installed_definition(links):
     from cobra_common.interface_types import cobra_typestore

@@ -22,7 +22,7 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from cobra_common.cdr import leading_stamp_ns
+from cobra_common.cdr import RawJointState, leading_stamp_ns
 from cobra_common.config_check import by_name
 from cobra_common.node_runtime import (NodeLoop, Wait, declare_array, declare_table, run_node, spin_node, take_all,
                                        take_over_sim_time, validate_update)
@@ -112,6 +112,8 @@ class GaitNode(Node):
         self.add_post_set_parameters_callback(self._apply_parameters)
 
         self._publisher = self.create_publisher(JointState, 'joint_commands', COMMAND_QOS)
+        self._publish_raw = self._publisher.handle.publish_raw  # ready CDR bytes: no JointState per tick
+        self._command_message = RawJointState(self._joint_names, positions_only=True)
         self.create_service(Trigger, 'gait/start', self._on_start)
         self.create_service(Trigger, 'gait/stop', self._on_stop)
         period_ns = round(1e9 / p['rate_hz'])
@@ -187,11 +189,10 @@ class GaitNode(Node):
         self.ticker.warnings.clear()
         if command is None:
             return
-        message = JointState()
-        message.header.stamp.sec, message.header.stamp.nanosec = divmod(command.stamp_ns, 1_000_000_000)
-        message.name = self._joint_names
-        message.position = command.positions_rad
-        self._publisher.publish(message)
+        message = self._command_message
+        message.set_stamp_ns(command.stamp_ns)
+        message.position[:] = command.positions_rad
+        self._publish_raw(message.to_bytes())
 
 
 def spin_gait(node: GaitNode) -> None:

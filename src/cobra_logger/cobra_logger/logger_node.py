@@ -28,6 +28,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.subscription import Subscription
 from rosgraph_msgs.msg import Clock as ClockMsg
 
+from cobra_common.cdr import RawClock
 from cobra_common.node_runtime import (NodeLoop, Wait, declare_table, run_node, take_all, take_over_sim_time,
                                        validate_update, yield_on_wakeup)
 from cobra_common.ros_entry import StartupError, describe
@@ -107,7 +108,7 @@ class LoggerNode(Node):
         progress_topic = self.resolve_topic_name(values['progress_topic']) if values['progress_topic'] else None
         self._progress_pub = self.create_publisher(ClockMsg, PROGRESS_TOPIC, PROGRESS_QOS) \
             if progress_topic else None
-        self._progress_message = ClockMsg()
+        self._progress_message = RawClock()  # sent as ready CDR bytes: once per round in lockstep
         self.recorder = Recorder(self._writer.write, sim_time, progress_topic)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -175,9 +176,8 @@ class LoggerNode(Node):
         taken = self.take_pending()
         progress_ns = self.recorder.progress_due(caught_up=taken == 0) if self._progress_pub else None
         if progress_ns is not None:
-            self._progress_message.clock.sec, self._progress_message.clock.nanosec = \
-                divmod(progress_ns, 1_000_000_000)
-            self._progress_pub.publish(self._progress_message)
+            self._progress_message.set_stamp_ns(progress_ns)
+            self._progress_pub.handle.publish_raw(self._progress_message.to_bytes())
         return taken
 
     def step(self) -> Wait:
