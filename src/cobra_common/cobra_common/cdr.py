@@ -358,7 +358,7 @@ class RawContactWrenches(RawMessage):
 class JointCommand:
     """The fields of a joint_commands JointState the command guard reads (JointCommandMessage)."""
 
-    name: list[str]
+    name: tuple[str, ...]  # the same tuple for every message of a name set (the guard skips re-judging it)
     position: tuple[float, ...]
     velocity: tuple[float, ...]
     effort: tuple[float, ...]
@@ -368,7 +368,7 @@ class JointCommand:
     def of(cls, message: Any) -> JointCommand:
         """From a deserialized sensor_msgs/JointState (what a reader falls back to)."""
         stamp = message.header.stamp
-        return cls(list(message.name), tuple(message.position), tuple(message.velocity), tuple(message.effort),
+        return cls(tuple(message.name), tuple(message.position), tuple(message.velocity), tuple(message.effort),
                    stamp.sec * 1_000_000_000 + stamp.nanosec)
 
 
@@ -379,17 +379,24 @@ class JointCommandReader:
     name set. None for bytes it cannot read (big endian, cut): deserialize those with rclpy."""
 
     def __init__(self) -> None:
-        self._names: dict[bytes, tuple[list[str], int]] = {}  # names bytes -> (names, offset after them)
+        self._names: dict[bytes, tuple[tuple[str, ...], int]] = {}  # names bytes -> (names, offset after them)
+        # the last message's bytes from its frame_id to the end of its names, padding included: a
+        # publisher that writes its padding alike every time (ours zero it) is known by one compare
+        self._last_region = b''
+        self._last_known: tuple[tuple[str, ...], int] | None = None
 
     def read(self, data: bytes) -> JointCommand | None:
         """The command in `data` (a serialized sensor_msgs/JointState), or None if it cannot be read."""
-        key = joint_state_names(data)
-        if key is None:
-            return None
-        known = self._names.get(key)
+        known = self._last_known
         try:
-            if known is None:
-                known = self._names[key] = _names_and_end(data)
+            if known is None or data[1] != CDR_LITTLE_ENDIAN or data[STAMP_END:known[1]] != self._last_region:
+                key = joint_state_names(data)
+                if key is None:
+                    return None
+                known = self._names.get(key)
+                if known is None:
+                    known = self._names[key] = _names_and_end(data)
+                self._last_known, self._last_region = known, bytes(data[STAMP_END:known[1]])
             names, offset = known
             arrays = []
             for _ in range(3):  # position, velocity, effort: uint32 count, then float64s aligned to 8
@@ -411,7 +418,7 @@ def _align(offset: int, size: int) -> int:
     return 4 + (offset - 4 + size - 1) // size * size
 
 
-def _names_and_end(data: bytes) -> tuple[list[str], int]:
+def _names_and_end(data: bytes) -> tuple[tuple[str, ...], int]:
     (length,) = struct.unpack_from('<I', data, STAMP_END)  # header.frame_id
     offset = _align(STAMP_END + 4 + length, 4)
     (count,) = struct.unpack_from('<I', data, offset)
@@ -424,4 +431,4 @@ def _names_and_end(data: bytes) -> tuple[list[str], int]:
             raise struct.error('name runs past the end')
         names.append(bytes(data[offset + 4:offset + 3 + length]).decode('utf-8', 'replace'))
         offset += 4 + length
-    return names, offset
+    return tuple(names), offset

@@ -74,6 +74,7 @@ class JointCommandGuard:
         self.rejections: Counter[str] = Counter()
         self.clamped = 0
         self._last_accepted_s: float | None = None
+        self._judged_names: tuple[str, ...] | None = None  # the last name tuple found known and unique
 
     def check_message(self, message: JointCommandMessage, now_s: float) -> CommandVerdict:
         """Judge a whole joint_commands message: what both consumers call."""
@@ -98,14 +99,17 @@ class JointCommandGuard:
                 or len(efforts) not in (0, len(names))):
             return CommandVerdict(None, 'length_mismatch', f'{len(names)} names but {len(positions)} '
                                   f'positions, {len(velocities)} velocities and {len(efforts)} efforts')
-        duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
-        if duplicates:
-            return CommandVerdict(None, 'duplicate_joint', f'joint name(s) {duplicates} given more '
-                                  'than once; name each joint once per message')
-        unknown = [name for name in names if name not in self._limits]
-        if unknown:
-            return CommandVerdict(None, 'unknown_joint', f'unknown joint name(s) {unknown}; '
-                                  f'known: {list(self._limits)}')
+        if names is not self._judged_names:  # a command reader hands out one tuple per name set
+            duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
+            if duplicates:
+                return CommandVerdict(None, 'duplicate_joint', f'joint name(s) {duplicates} given more '
+                                      'than once; name each joint once per message')
+            unknown = [name for name in names if name not in self._limits]
+            if unknown:
+                return CommandVerdict(None, 'unknown_joint', f'unknown joint name(s) {unknown}; '
+                                      f'known: {list(self._limits)}')
+            if isinstance(names, tuple):  # immutable: judged once
+                self._judged_names = names
         columns = [positions, *(values for values in (velocities, efforts) if len(values))]
         bad = [name for name, *values in zip(names, *columns)
                if not all(math.isfinite(v) for v in values)]

@@ -122,7 +122,7 @@ def test_a_positions_only_command_is_laid_out_as_rclpy_serializes_it(names):
     assert decode(command, 'sensor_msgs/msg/JointState').velocity.size == 0
     assert deserialize_message(command.to_bytes(), JointState) == message
     read = JointCommandReader().read(command.to_bytes())
-    assert read.name == names and read.position == tuple(message.position) and read.velocity == read.effort == ()
+    assert read.name == tuple(names) and read.position == tuple(message.position) and read.velocity == read.effort == ()
 
 
 @pytest.mark.parametrize('links', [[], ['base_link'], ['cobra/base_link'] + [f'cobra/link_{i}' for i in range(1, 12)]])

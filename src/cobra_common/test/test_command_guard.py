@@ -159,3 +159,16 @@ def test_a_real_joint_state_is_judged_whole(guard):
     assert guard.check_message(message, now_s=0.0).cause == 'non_finite'
     message.velocity = [0.3, 0.0]
     assert guard.check_message(message, now_s=0.0).velocities_rad_s == {'a': 0.3, 'b': 0.0}
+
+
+def test_a_name_tuple_judged_once_still_gets_every_value_checked(guard):
+    """The names of a tuple found known and unique are not judged again (a command reader hands out
+    one tuple per name set); lengths, values and limits still are, and other names still fail."""
+    names = ('a', 'b')
+    assert guard.check(names, [0.1, 0.2], 0.0).positions_rad == {'a': 0.1, 'b': 0.2}
+    assert guard.check(names, [0.3, math.nan], 0.01).cause == 'non_finite'
+    assert guard.check(names, [0.3], 0.02).cause == 'length_mismatch'
+    assert guard.check(names, [0.3, 99.0], 0.03).positions_rad['b'] == 2.0  # clamped
+    assert guard.check(('a', 'nope'), [0.1, 0.2], 0.04).cause == 'unknown_joint'
+    assert guard.check(('a', 'a'), [0.1, 0.2], 0.05).cause == 'duplicate_joint'
+    assert guard.check(names, [0.5, 0.6], 0.06).positions_rad == {'a': 0.5, 'b': 0.6}

@@ -29,7 +29,7 @@ def _command(names: list[str], position: list[float], velocity: list[float] = ()
 def test_reads_the_fields_the_guard_judges_as_rclpy_deserializes_them(message: JointState) -> None:
     command = JointCommandReader().read(serialize_message(message))
     assert command is not None
-    assert command.name == list(message.name)
+    assert command.name == tuple(message.name)
     assert list(command.position) == list(message.position)
     assert list(command.velocity) == list(message.velocity)
     assert list(command.effort) == list(message.effort)
@@ -43,7 +43,7 @@ def test_names_are_decoded_once_per_name_set_and_values_every_message() -> None:
     second = reader.read(serialize_message(_command(['joint_1', 'joint_2'], [0.3, -0.4], [1.0, 1.0])))
     other = reader.read(serialize_message(_command(['joint_2'], [0.5])))
     assert second.name is first.name and second.position == (0.3, -0.4) and second.velocity == (1.0, 1.0)
-    assert other.name == ['joint_2'] and other.position == (0.5,)
+    assert other.name == ('joint_2',) and other.position == (0.5,)
 
 
 def test_a_cut_message_is_unreadable_not_misread() -> None:
@@ -51,3 +51,26 @@ def test_a_cut_message_is_unreadable_not_misread() -> None:
     reader = JointCommandReader()
     assert reader.read(data[:-8]) is None  # the velocity values run past the end
     assert reader.read(data[:20]) is None
+
+
+def test_a_repeated_name_set_is_known_by_its_bytes_and_anything_else_is_decoded_again() -> None:
+    """The fast path (the last message's frame_id and names, padding included, compared as bytes)
+    never mistakes a message for the last one: other names, another frame_id, other padding bytes."""
+    from cobra_common.cdr import RawJointState
+    reader = JointCommandReader()
+
+    def raw(names: list[str], positions: list[float], frame_id: str = '') -> bytes:
+        message = RawJointState(names, frame_id, positions_only=True)
+        message.position[:] = positions
+        return message.to_bytes()
+
+    first = reader.read(raw(['joint_1', 'joint_2'], [0.1, 0.2]))
+    again = reader.read(raw(['joint_1', 'joint_2'], [0.3, 0.4]))
+    assert again.name is first.name and again.position == (0.3, 0.4)
+    assert reader.read(raw(['joint_1', 'joint_3'], [0.5, 0.6])).name == ('joint_1', 'joint_3')
+    assert reader.read(raw(['joint_1', 'joint_3'], [0.5, 0.6], frame_id='x')).name == ('joint_1', 'joint_3')
+    padded = bytearray(raw(['joint_1', 'joint_2'], [0.7, 0.8]))
+    padded[17:20] = b'\xf0\xf0\xf0'  # frame_id's padding, which rmw leaves unset
+    back = reader.read(bytes(padded))
+    assert back.name == ('joint_1', 'joint_2') and back.position == (0.7, 0.8)
+    assert reader.read(raw(['joint_1'], [0.9])).name == ('joint_1',) and reader.read(raw(['joint_1'], [1.0])).position == (1.0,)
