@@ -18,6 +18,7 @@ from cobra_gaits.cmd_vel import TSNAKE_STRIDE_M_PER_RAD, Twist2D
 BACK_OFF_MARGIN = 1.3  # back off until the goal lies this far beyond the turning circle's reach
 PASS_FRACTION = 0.7  # the travel line passing the goal within this share of the tolerance needs no more turning
 TAPER_SETTLE_S = 1.5  # the gait's taper slews to 0 within this (0.7 at 0.5 /s)
+STILL_S, STILL_M = 1.0, 0.01  # at rest: the pose stayed within STILL_M over the last STILL_S of odometry
 HEADING_HOLD_HYSTERESIS = 1.5  # a held heading counts as within until its error exceeds this x the tolerance
 WHOLE_CYCLE_FRACTION = 0.95  # a heading is judged on an average over at least this share of a cycle
 SIDE_SWITCH_RAD = math.radians(110.0)  # keep the side until its travel is this far off the bearing
@@ -111,6 +112,13 @@ class CycleAverage:
         while self._samples and self._samples[0][0] < time_s - 2.0 * self.window_s:
             self._samples.popleft()
 
+    def moved_m(self, last_s: float) -> float:
+        """How far (x, y) the samples of the last `last_s` lie from the newest; inf until they span it."""
+        if self.span_s < last_s:
+            return math.inf
+        _, x_now, y_now, _ = self._samples[-1]
+        return max(math.hypot(x - x_now, y - y_now) for t, x, y, _ in self._samples if t >= self._samples[-1][0] - last_s)
+
     @property
     def span_s(self) -> float:
         return self._samples[-1][0] - self._samples[0][0] if self._samples else 0.0
@@ -154,6 +162,7 @@ class GoalController:
         self.side: str | None = None
         self._stop_time_s: float | None = None
         self._holding_since_s: float | None = None  # heading within tolerance since
+        self.approaches = 1  # drives towards the position (more when a stop ended too far off)
         self.backing = False  # driving away on the other side to bring the goal out of the turning circle
         self.turning_radius_m = settings.cruise_m_s / settings.max_angular_rad_s
         self.last = GoalStatus(Twist2D(), Phase.DRIVING, math.nan, math.nan)
@@ -181,8 +190,18 @@ class GoalController:
         s = self.settings
         distance, error = self.errors()
         if self.phase == Phase.STOPPING:
-            if time_s - self._stop_time_s >= s.settle_s:
-                if self.mode == GoalMode.POSE and self.stage == GoalMode.POSITION:
+            # settled: settle_s after the stop, and still in the odometry (a controller that lags an
+            # unpaced sim sees its stop take effect only later)
+            if time_s - self._stop_time_s >= s.settle_s and self.filter.moved_m(STILL_S) <= STILL_M:
+                at_rest_m = math.hypot(self.goal[0] - x_m, self.goal[1] - y_m)  # straight at rest: the pose is the body's
+                if self.stage == GoalMode.POSITION and at_rest_m > s.coast_m + s.position_tolerance_m:
+                    # further off than a stop can miss by (a controller lagging an unpaced sim, a coast
+                    # unlike coast_m): drive again from rest rather than report a goal not reached
+                    self.phase, self.approaches, self.backing = Phase.DRIVING, self.approaches + 1, False
+                    self.filter = CycleAverage(s.gait_period_s)
+                    self.filter.add(time_s, x_m, y_m, yaw_rad)
+                    distance, error = self.errors()
+                elif self.mode == GoalMode.POSE and self.stage == GoalMode.POSITION:
                     self.stage, self.phase = GoalMode.HEADING, Phase.DRIVING
                     self.filter = CycleAverage(s.gait_period_s)
                     self.filter.add(time_s, x_m, y_m, yaw_rad)

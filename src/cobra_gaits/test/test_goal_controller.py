@@ -132,3 +132,35 @@ def test_refuses_non_finite_goals_and_settings():
         GoalController(math.nan, 0.0, 0.0, GoalMode.POSITION)
     with pytest.raises(ValueError, match='cruise_m_s'):
         GoalSettings(cruise_m_s=0.0).validated()
+
+
+def drive_lagging(snake: KinematicSnake, controller: GoalController, lag_s: float, timeout_s: float = 300.0) -> None:
+    """The controller sees the odometry lag_s late, as a navigate node that lags an unpaced sim."""
+    seen: list[tuple[float, float, float, float]] = []
+    while controller.phase != Phase.DONE and snake.time < timeout_s:
+        seen.append(snake.odom())
+        late = [sample for sample in seen if sample[0] <= snake.time - lag_s + 1e-9]
+        status = controller.update(*(late[-1] if late else seen[0]))
+        snake.step(status.twist.lateral_m_s, status.twist.angular_rad_s)
+
+
+def test_a_stop_that_ends_further_off_than_a_stop_can_miss_drives_again():
+    """Seen 3 s late, the stop lands 0.18 m past the goal (more than coast_m + the tolerance): the
+    controller waits until the odometry shows the body still, then drives again from rest (it used
+    to report the goal reached there)."""
+    snake = KinematicSnake(0.0)
+    controller = GoalController(0.0, 0.6, 0.0, GoalMode.POSITION)
+    drive_lagging(snake, controller, lag_s=3.0)
+    settings = GoalSettings()
+    assert controller.phase == Phase.DONE and controller.approaches >= 2
+    assert math.hypot(snake.x, snake.y - 0.6) <= settings.coast_m + settings.position_tolerance_m
+
+
+def test_a_goal_is_done_only_once_the_odometry_shows_the_body_still():
+    """Seen 2 s late, the body is still coasting when settle_s has passed since the stop: the result
+    waits for it to come to rest in the odometry, so the distance reported is the one at rest."""
+    snake = KinematicSnake(0.0)
+    controller = GoalController(0.0, 0.6, 0.0, GoalMode.POSITION)
+    drive_lagging(snake, controller, lag_s=2.0)
+    assert controller.phase == Phase.DONE and controller.filter.moved_m(1.0) <= 0.01
+    assert controller.last.distance_m == pytest.approx(math.hypot(snake.x, snake.y - 0.6), abs=0.02)
