@@ -46,8 +46,24 @@ def _skip_string(data: bytes | memoryview, offset: int) -> int:
     return end
 
 
-def _align4(offset: int) -> int:
-    return ENCAPSULATION_BYTES + (offset - ENCAPSULATION_BYTES + 3) // 4 * 4
+def _align(offset: int, size: int) -> int:
+    """CDR alignment counts from the end of the encapsulation header."""
+    return ENCAPSULATION_BYTES + (offset - ENCAPSULATION_BYTES + size - 1) // size * size
+
+
+def _joint_state_name_fields(data: bytes | memoryview) -> tuple[list[bytes | memoryview], int]:
+    """The `name` list of a little-endian serialized sensor_msgs/JointState, each name's bytes with
+    its NUL, and the offset just past the last; struct.error when cut."""
+    offset = _align(_skip_string(data, STAMP_END), 4)  # past header.frame_id
+    (count,) = struct.unpack_from('<I', data, offset)
+    offset += 4
+    names = []
+    for _ in range(count):
+        offset = _align(offset, 4)
+        end = _skip_string(data, offset)
+        names.append(data[offset + 4:end])
+        offset = end
+    return names, offset
 
 
 def joint_state_names(data: bytes | memoryview) -> bytes | None:
@@ -57,17 +73,9 @@ def joint_state_names(data: bytes | memoryview) -> bytes | None:
     if len(data) < STAMP_END or data[1] != CDR_LITTLE_ENDIAN:
         return None
     try:
-        offset = _align4(_skip_string(data, STAMP_END))  # past header.frame_id
-        (count,) = struct.unpack_from('<I', data, offset)
-        offset += 4
-        names = []
-        for _ in range(count):
-            end = _skip_string(data, offset)
-            names.append(data[offset + 4:end])
-            offset = _align4(end)
+        return b''.join(_joint_state_name_fields(data)[0])
     except struct.error:
         return None
-    return b''.join(names)
 
 
 # --- bulk decoding ---------------------------------------------------------------------------
@@ -379,24 +387,26 @@ class JointCommandReader:
     name set. None for bytes it cannot read (big endian, cut): deserialize those with rclpy."""
 
     def __init__(self) -> None:
-        self._names: dict[bytes, tuple[tuple[str, ...], int]] = {}  # names bytes -> (names, offset after them)
+        self._names: dict[bytes, tuple[str, ...]] = {}  # names bytes -> the names
         # the last message's bytes from its frame_id to the end of its names, padding included: a
         # publisher that writes its padding alike every time (ours zero it) is known by one compare
         self._last_region = b''
-        self._last_known: tuple[tuple[str, ...], int] | None = None
+        self._last_known: tuple[tuple[str, ...], int] | None = None  # (names, offset after them)
 
     def read(self, data: bytes) -> JointCommand | None:
         """The command in `data` (a serialized sensor_msgs/JointState), or None if it cannot be read."""
-        known = self._last_known
+        stamp_ns, known = leading_stamp_ns(data), self._last_known
+        if stamp_ns is None:
+            return None
         try:
-            if known is None or data[1] != CDR_LITTLE_ENDIAN or data[STAMP_END:known[1]] != self._last_region:
-                key = joint_state_names(data)
-                if key is None:
-                    return None
-                known = self._names.get(key)
-                if known is None:
-                    known = self._names[key] = _names_and_end(data)
-                self._last_known, self._last_region = known, bytes(data[STAMP_END:known[1]])
+            if known is None or data[STAMP_END:known[1]] != self._last_region:
+                fields, end = _joint_state_name_fields(data)
+                key = b''.join(fields)
+                names = self._names.get(key)
+                if names is None:
+                    names = self._names[key] = tuple(bytes(f[:-1]).decode('utf-8', 'replace') for f in fields)
+                known = self._last_known = names, end  # the end moves with the frame_id's length
+                self._last_region = bytes(data[STAMP_END:end])
             names, offset = known
             arrays = []
             for _ in range(3):  # position, velocity, effort: uint32 count, then float64s aligned to 8
@@ -409,26 +419,4 @@ class JointCommandReader:
                 offset += 8 * count
         except struct.error:
             return None
-        sec, nanosec = struct.unpack_from('<iI', data, ENCAPSULATION_BYTES)
-        return JointCommand(names, *arrays, sec * 1_000_000_000 + nanosec)
-
-
-def _align(offset: int, size: int) -> int:
-    """CDR alignment counts from the end of the 4-byte encapsulation header."""
-    return 4 + (offset - 4 + size - 1) // size * size
-
-
-def _names_and_end(data: bytes) -> tuple[tuple[str, ...], int]:
-    (length,) = struct.unpack_from('<I', data, STAMP_END)  # header.frame_id
-    offset = _align(STAMP_END + 4 + length, 4)
-    (count,) = struct.unpack_from('<I', data, offset)
-    offset += 4
-    names = []
-    for _ in range(count):
-        offset = _align(offset, 4)
-        (length,) = struct.unpack_from('<I', data, offset)
-        if offset + 4 + length > len(data):
-            raise struct.error('name runs past the end')
-        names.append(bytes(data[offset + 4:offset + 3 + length]).decode('utf-8', 'replace'))
-        offset += 4 + length
-    return tuple(names), offset
+        return JointCommand(names, *arrays, stamp_ns)

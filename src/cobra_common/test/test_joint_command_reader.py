@@ -74,3 +74,14 @@ def test_a_repeated_name_set_is_known_by_its_bytes_and_anything_else_is_decoded_
     back = reader.read(bytes(padded))
     assert back.name == ('joint_1', 'joint_2') and back.position == (0.7, 0.8)
     assert reader.read(raw(['joint_1'], [0.9])).name == ('joint_1',) and reader.read(raw(['joint_1'], [1.0])).position == (1.0,)
+
+
+def test_the_same_names_under_another_frame_id_are_read_at_their_own_offsets() -> None:
+    """The name set is cached by its names, but where the arrays start depends on the frame_id
+    before them: a longer frame_id moves them (the cached offset misread them)."""
+    reader = JointCommandReader()
+    first = reader.read(serialize_message(_command(['joint_1', 'joint_2'], [0.1, 0.2])))
+    moved = reader.read(serialize_message(_command(['joint_1', 'joint_2'], [0.3, 0.4], [1.0, 2.0],
+                                                   frame_id='a_much_longer_frame_id')))
+    assert first.position == (0.1, 0.2)
+    assert moved is not None and moved.position == (0.3, 0.4) and moved.velocity == (1.0, 2.0)
