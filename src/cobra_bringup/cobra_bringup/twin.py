@@ -167,14 +167,16 @@ def read_recorded_run(bag_path: Path) -> RecordedRun:
                        _xy_yaw(bag.diagnostics.get('start_xy_yaw'), bag_path))
 
 
-def _xy_yaw(text: str | None, bag_path: Path) -> tuple[float, float, float] | None:
-    """The sim's `start_xy_yaw` diagnostic ('x y yaw'); None when absent (a robot bag, an older sim bag)."""
+def _xy_yaw(text: str | None, bag_path: Path,
+            what: str = "the sim's start_xy_yaw diagnostic") -> tuple[float, float, float] | None:
+    """Where a sim put the head, as its `start_xy_yaw` diagnostic or a twin's custom_data says it
+    ('x y yaw'); None when absent (a robot bag, an older sim bag)."""
     if text is None:
         return None
     try:
         x_m, y_m, yaw_rad = (float(word) for word in text.split())
     except ValueError:
-        raise TwinInputError(f"{bag_path}: the sim's start_xy_yaw diagnostic reads '{text}', not 'x y yaw': "
+        raise TwinInputError(f"{bag_path}: {what} reads '{text}', not 'x y yaw': "
                              'was the bag edited? Re-record it') from None
     return x_m, y_m, yaw_rad
 
@@ -184,11 +186,11 @@ def start_xy_yaw(run: RecordedRun) -> tuple[float, float, float]:
     settling), except for a sim bag that says where its sim started (the sim's diagnostics, or a
     twin's custom_data) or, older, started near the origin: that start itself, as the settled first
     pose lies where settling moved the body (2.3 cm down a 24° slope) and would move it again."""
-    if run.simulated and run.sim_start_xy_yaw is not None:
-        return run.sim_start_xy_yaw
-    if run.simulated and TWIN_PREFIX + 'sim_start_xy_yaw' in run.custom_data:
-        x_m, y_m, yaw_rad = (float(word) for word in run.custom_data[TWIN_PREFIX + 'sim_start_xy_yaw'].split())
-        return x_m, y_m, yaw_rad
+    if run.simulated:  # older twin bags say it only in their custom_data
+        key = TWIN_PREFIX + 'sim_start_xy_yaw'
+        recorded = run.sim_start_xy_yaw or _xy_yaw(run.custom_data.get(key), run.path, f'custom_data {key}')
+        if recorded is not None:
+            return recorded
     if run.start_pose is None:
         return 0.0, 0.0, 0.0
     x_m, y_m, _, yaw_rad = run.start_pose
