@@ -116,8 +116,8 @@ class CycleAverage:
         """How far (x, y) the samples of the last `last_s` lie from the newest; inf until they span it."""
         if self.span_s < last_s:
             return math.inf
-        _, x_now, y_now, _ = self._samples[-1]
-        return max(math.hypot(x - x_now, y - y_now) for t, x, y, _ in self._samples if t >= self._samples[-1][0] - last_s)
+        t_now, x_now, y_now, _ = self._samples[-1]
+        return max(math.hypot(x - x_now, y - y_now) for t, x, y, _ in self._samples if t >= t_now - last_s)
 
     @property
     def span_s(self) -> float:

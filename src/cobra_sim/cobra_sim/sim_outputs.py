@@ -103,8 +103,8 @@ class SimOutputs:
 
     def publish_latch(self) -> None:
         """latch/state now, after everything queued before it (a flip from a service call)."""
-        self._send(self.latch_pub.publish, Bool(data=self.sim.latched))
         self.flush()
+        self.latch_pub.publish(Bool(data=self.sim.latched))
 
     @property
     def recorded(self) -> list[Publisher]:
