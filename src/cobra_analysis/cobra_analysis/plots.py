@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from cobra_analysis import metrics as m
 from cobra_analysis.analysis import BagAnalysis, Comparison, total_contact_force
@@ -113,15 +115,13 @@ def cycles(analysis: BagAnalysis, out_dir: Path) -> FigureFile:
     stride_axes.axhline(loco.mean_stride_m * 100, color='k', lw=1,
                         label=f'stride {loco.mean_stride_m * 100:.2f} cm')
     stride_axes.set_ylim(0.0, 1.5 * max(float(loco.stride_m.max()), loco.mean_stride_m) * 100 or 1.0)
-    stride_axes.set_xticks(index)
-    stride_axes.set_xlabel('steady cycle')
+    _cycle_axis(stride_axes)
     stride_axes.set_ylabel('displacement per cycle [cm]')
     stride_axes.legend(fontsize=7, loc='upper right')  # in the headroom above the bars
     stride_axes.set_title('stride per steady cycle')
     judged = loco.heading_drift_rad_per_cycle is not None
     heading_axes.plot(index, np.degrees(loco.travel_direction_rad), 'o-' if judged else 'o', ms=3)  # no line: no trend
-    heading_axes.set_xticks(index)
-    heading_axes.set_xlabel('steady cycle')
+    _cycle_axis(heading_axes)
     heading_axes.set_ylabel('travel direction [deg]')
     heading_axes.set_title(f'drift {np.degrees(loco.heading_drift_rad_per_cycle):+.2f} deg/cycle'
                            if judged else f'{len(index)} cycles: too few to judge a drift')
@@ -129,6 +129,12 @@ def cycles(analysis: BagAnalysis, out_dir: Path) -> FigureFile:
                  f'{analysis.label}: the head path of each steady cycle from its start, the displacement per '
                  'cycle against the stride, and the travel direction per cycle')
 
+
+
+def _cycle_axis(axes: Axes) -> None:
+    """Whole cycle numbers, at most a dozen of them (one per cycle crowded 118 cycles into a smear)."""
+    axes.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
+    axes.set_xlabel('steady cycle')
 
 def tracking(analysis: BagAnalysis, out_dir: Path) -> FigureFile:
     """Commanded vs measured of every tracked joint over three gait cycles (or 6 s) from the first
