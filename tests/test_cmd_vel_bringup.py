@@ -32,7 +32,7 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
     # paced at real time, as navigation is run: the navigate node is no lockstep peer, so its lag on
     # a loaded machine (up to ~1 s of wall time here) is that many seconds of sim time times the RTF
     # (10-13 unpaced), and its stops land that much late
-    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=cmd_vel', 'duration:=45',
+    process = start_runner(tmp_path, 'sidewind.launch.py', 'use_sim:=true', 'gait:=cmd_vel', 'duration:=60',
                            'real_time_factor:=1', f'params_file:={params}', f'bag_path:={bag}')
     try:
         odometry: list[Odometry] = []
@@ -98,12 +98,17 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
         while not any(s.state == NavigationStatus.STATE_CANCELED for s in statuses) and time.monotonic() < deadline:
             rclpy.spin_once(ros_node, timeout_sec=0.1)
         cancelled_at = next(s.header.stamp for s in statuses if s.state == NavigationStatus.STATE_CANCELED)
-        # the gait's 2 s ramp down, after the zero twist reached it (not lockstepped: it can arrive
-        # a second later on a loaded machine)
-        spin_until_stamp(cancelled_at.sec + cancelled_at.nanosec * 1e-9 + 5.0)
+        # the body comes to rest: still (within 3 cm over 2 s of sim time) within 15 s of the cancel
+        # (paced, it slides on for several seconds after the 2 s ramp down: seen in a CI run's bag)
+        cancel_s = cancelled_at.sec + cancelled_at.nanosec * 1e-9
+        spin_until_stamp(cancel_s + 3.0)
         resting = body_centre()
-        spin_until_stamp(stamp_s() + 2.0)
-        assert math.dist(body_centre(), resting) < 0.03  # still (the body rocks a few mm at most)
+        while True:
+            spin_until_stamp(stamp_s() + 2.0)
+            if math.dist(body_centre(), resting) < 0.03:
+                break
+            assert stamp_s() < cancel_s + 15.0, 'the body was still moving 15 s after the cancel'
+            resting = body_centre()
         assert math.dist(resting, end) > 0.05  # it had moved towards the second goal before the cancel
     finally:
         output, _ = process.communicate(timeout=400)
