@@ -178,3 +178,44 @@ def test_real_deme_run_flat_bed_sinkage_and_outputs(tmp_path: Path) -> None:
     assert particles['positions_q'].dtype == np.int16 and particles['positions_q'].shape[0] == 2
     assert json.loads((tmp_path / 'summary.json').read_text())['backend'] == 'deme'
     assert summary['deme_sphere_steps_per_s'] > 0
+
+
+def _gpu_check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, '-m', 'cobra_experiments.dem_gpu_check', *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _lammps_half(folder: Path, scenario: Scenario) -> None:
+    """What `dem_gpu_check --engines lammps` leaves: the resolved scenario and the LAMMPS summary."""
+    from cobra_experiments.dem_gpu_check import write_scenario_yaml
+    (folder / 'lammps').mkdir(parents=True)
+    write_scenario_yaml(scenario, folder / 'scenario.yaml')
+    (folder / 'lammps' / 'summary.json').write_text(json.dumps({'final_sinkage_m': 0.001}))
+
+
+def test_gpu_half_refuses_a_lammps_half_of_another_scenario(tmp_path: Path) -> None:
+    from cobra_experiments.dem_gpu_check import CHECK_DURATION_S, QUICK_OVERRIDES
+    from cobra_dem.scenario import load_scenario
+    quick = load_scenario(DEFAULT_YAML, **QUICK_OVERRIDES, duration_s=CHECK_DURATION_S, backend='lammps', mpi=False)
+    _lammps_half(tmp_path / 'half', quick)
+    # the half was made with --quick: a run without it is another scenario (exit 2, nothing written)
+    result = _gpu_check('--engines', 'deme', '--compare-with', str(tmp_path / 'half'), '--out', str(tmp_path / 'out'))
+    assert result.returncode == 2, result.stderr
+    assert 'differs from this run' in result.stderr and result.stderr.count('error:') == 1
+    for args in (['--engines', 'deme'], ['--compare-with', str(tmp_path / 'half')],
+                 ['--engines', 'deme', '--compare-with', str(tmp_path / 'missing')]):
+        result = _gpu_check('--quick', *args, '--out', str(tmp_path / 'out'))
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.count('error:') == 1 and '--engines lammps' in result.stderr, result.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+@NO_GPU_ONLY
+def test_gpu_half_with_a_matching_lammps_half_gets_to_the_gpu_check(tmp_path: Path) -> None:
+    from cobra_experiments.dem_gpu_check import CHECK_DURATION_S, QUICK_OVERRIDES
+    from cobra_dem.scenario import load_scenario
+    quick = load_scenario(DEFAULT_YAML, **QUICK_OVERRIDES, duration_s=CHECK_DURATION_S, backend='lammps', mpi=False)
+    _lammps_half(tmp_path / 'half', quick)
+    result = _gpu_check('--quick', '--engines', 'deme', '--compare-with', str(tmp_path / 'half'),
+                        '--out', str(tmp_path / 'out'))
+    assert result.returncode == 3 and 'no GPU run possible here' in result.stderr, result.stderr

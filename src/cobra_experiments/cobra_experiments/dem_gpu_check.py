@@ -15,6 +15,9 @@ Run:  .venv/bin/python -m cobra_experiments.dem_gpu_check --quick [--out out/dem
       see deme_backend.deme_layout): < 5 min on an H200 including the JIT compile.
       (the COBRA loop of config/dem/tumble_cobra.yaml: a 0.5 m bed, its flat side is 0.40 m long).
       Without --quick: the scenario file's bed (default config/dem/tumble_slope.yaml), 0.3 s.
+      --engines lammps writes only the LAMMPS half (no GPU needed); --engines deme --compare-with DIR
+      runs only DEM-Engine and compares it with DIR's LAMMPS half of the same scenario (a GPU machine
+      without LAMMPS).
 Exit: 0 both ran; 3 no NVIDIA GPU or `deme` not usable here (message names the fix); 2 bad input.
 Writes OUT/scenario.yaml, OUT/lammps/, OUT/deme/ (each: summary.json, trajectory.npz,
 particles.npz), OUT/lammps.log and OUT/comparison.json.
@@ -76,16 +79,59 @@ def write_scenario_yaml(scenario: Scenario, path: Path) -> None:
     path.write_text(yaml.safe_dump(dataclasses.asdict(scenario), sort_keys=False))
 
 
+def earlier_lammps_summary(folder: Path, scenario: Scenario) -> dict[str, Any]:
+    """The LAMMPS summary of `folder` (an `--engines lammps` output), refused unless it ran this very scenario."""
+    scenario_file, summary_file = folder / 'scenario.yaml', folder / 'lammps' / 'summary.json'
+    if not (scenario_file.is_file() and summary_file.is_file()):
+        raise ScenarioError(f'--compare-with {folder}: no scenario.yaml and lammps/summary.json there; '
+                            'make it with `dem_gpu_check --engines lammps --out DIR` (same scenario and flags)')
+    if yaml.safe_load(scenario_file.read_text()) != yaml.safe_load(yaml.safe_dump(dataclasses.asdict(scenario),
+                                                                                  sort_keys=False)):
+        raise ScenarioError(f'--compare-with {folder}: its scenario.yaml differs from this run\'s scenario; '
+                            'give both halves the same scenario file, --quick and --duration')
+    return json.loads(summary_file.read_text())
+
+
+def start_lammps(out: Path) -> subprocess.Popen[str]:
+    """The LAMMPS half in a `dem_run` subprocess (one core), logging to OUT/lammps.log."""
+    with (out / 'lammps.log').open('w') as log_file:
+        process = subprocess.Popen(
+            [sys.executable, '-m', 'cobra_experiments.dem_run', str(out / 'scenario.yaml'), '--backend', 'lammps',
+             '--out', str(out / 'lammps'), '--cache', str(out / 'cache')],
+            stdout=subprocess.PIPE, stderr=log_file, text=True)
+    print(f'dem_gpu_check: LAMMPS running (pid {process.pid}, log {out / "lammps.log"})', file=sys.stderr, flush=True)
+    return process
+
+
+def finish_lammps(process: subprocess.Popen[str], out: Path) -> dict[str, Any] | int:
+    """The LAMMPS summary once the subprocess ends, or the exit code to return after saying why it failed."""
+    stdout, _ = process.communicate()
+    if process.returncode != 0:
+        tail = (out / 'lammps.log').read_text()[-2000:]
+        print(f'dem_gpu_check: the LAMMPS run failed (exit {process.returncode}):\n{tail}', file=sys.stderr)
+        return EXIT_BAD_INPUT if process.returncode == 2 else 1
+    summary: dict[str, Any] = json.loads(stdout)
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('scenario', nargs='?', default=str(default_scenario_file()))
     parser.add_argument('--quick', action='store_true', help='small 4 mm bed: < 5 min on an H200 incl. JIT')
     parser.add_argument('--out', default=str(Path('out') / 'dem_gpu_check'), help='output folder')
     parser.add_argument('--duration', type=float, default=CHECK_DURATION_S, help='run time after the settle [s]')
+    parser.add_argument('--engines', choices=('both', 'lammps', 'deme'), default='both',
+                        help='both at once (default); lammps: only the CPU half; deme: only the GPU half, '
+                             'compared with --compare-with')
+    parser.add_argument('--compare-with', default=None, metavar='DIR',
+                        help='with --engines deme: an earlier --engines lammps output of the same scenario')
     args = parser.parse_args(argv)
     try:
         if not (math.isfinite(args.duration) and args.duration > 0):
             raise ScenarioError(f'--duration {args.duration}: give a positive number of seconds (e.g. 0.3)')
+        if (args.engines == 'deme') != (args.compare_with is not None):
+            raise ScenarioError('--compare-with DIR goes with --engines deme (and --engines deme needs it): '
+                                'DIR is the output of `dem_gpu_check --engines lammps` for the same scenario')
         overrides: dict[str, Any] = {'duration_s': args.duration, 'backend': 'lammps', 'mpi': False}
         scenario = load_scenario(args.scenario, **overrides)
         if args.quick:
@@ -93,23 +139,28 @@ def main(argv: list[str] | None = None) -> int:
             if scenario.body.kind == 'cobra_loop':
                 quick.update(QUICK_LOOP_OVERRIDES)
             scenario = load_scenario(args.scenario, **quick, **overrides)
+        earlier_lammps = earlier_lammps_summary(Path(args.compare_with), scenario) if args.compare_with else None
     except ScenarioError as error:
         print(f'dem_gpu_check: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
-    problem = deme_problem()
+    problem = deme_problem() if args.engines != 'lammps' else None
     if problem:
         print(f'dem_gpu_check: no GPU run possible here: {problem}', file=sys.stderr)
         return EXIT_NO_GPU
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_scenario_yaml(scenario, out / 'scenario.yaml')
-    log_file = (out / 'lammps.log').open('w')
-    lammps_process = subprocess.Popen(
-        [sys.executable, '-m', 'cobra_experiments.dem_run', str(out / 'scenario.yaml'), '--backend', 'lammps',
-         '--out', str(out / 'lammps'), '--cache', str(out / 'cache')],
-        stdout=subprocess.PIPE, stderr=log_file, text=True)
-    print(f'dem_gpu_check: LAMMPS running (pid {lammps_process.pid}, log {out / "lammps.log"}); DEM-Engine now '
-          '(its kernels are JIT-compiled first: minutes on a cold cache)', file=sys.stderr, flush=True)
+    lammps_process = start_lammps(out) if earlier_lammps is None else None
+    if args.engines == 'lammps':
+        assert lammps_process is not None
+        lammps_summary = finish_lammps(lammps_process, out)
+        if isinstance(lammps_summary, int):
+            return lammps_summary
+        print(f'dem_gpu_check: wrote the LAMMPS half to {out} (then, on the GPU machine: '
+              f'--engines deme --compare-with {out})', file=sys.stderr)
+        return 0
+    print('dem_gpu_check: DEM-Engine now (its kernels are JIT-compiled first: minutes on a cold cache)',
+          file=sys.stderr, flush=True)
     from cobra_dem import deme_backend
 
     started = time.monotonic()
@@ -118,20 +169,23 @@ def main(argv: list[str] | None = None) -> int:
                                                  out / 'cache',
                                                  log=lambda line: print(f'deme: {line}', file=sys.stderr, flush=True))
     except DemeUnavailableError as error:
-        lammps_process.kill()
+        if lammps_process is not None:
+            lammps_process.kill()
         print(f'dem_gpu_check: no GPU run possible here: {error}', file=sys.stderr)
         return EXIT_NO_GPU
     except BaseException:
-        lammps_process.kill()
+        if lammps_process is not None:
+            lammps_process.kill()
         raise
     deme_wall_s = time.monotonic() - started
-    lammps_stdout, _ = lammps_process.communicate()
-    log_file.close()
-    if lammps_process.returncode != 0:
-        tail = (out / 'lammps.log').read_text()[-2000:]
-        print(f'dem_gpu_check: the LAMMPS run failed (exit {lammps_process.returncode}):\n{tail}', file=sys.stderr)
-        return EXIT_BAD_INPUT if lammps_process.returncode == 2 else 1
-    lammps_summary = json.loads(lammps_stdout)
+    if lammps_process is None:
+        assert earlier_lammps is not None
+        lammps_summary = earlier_lammps
+    else:
+        finished = finish_lammps(lammps_process, out)
+        if isinstance(finished, int):
+            return finished
+        lammps_summary = finished
     table, differences = comparison_table(lammps_summary, deme_summary)
     throughput = {key: deme_summary[key] for key in deme_summary if key.startswith('deme_')}
     throughput['deme_total_wall_s'] = deme_wall_s
