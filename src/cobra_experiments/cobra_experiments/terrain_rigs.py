@@ -378,3 +378,46 @@ def run_block_on_slope(params: CompliantParams, slope_deg: float, duration_s: fl
         xs[k] = position[0, 0]
         vs[k] = velocity[0, 0]
     return xs, vs
+
+
+RIM_SAMPLE_RADIUS_M = 1e-3   # the small spheres that sample a rim (their lowest point is on the rim)
+
+
+def sampled_rim(mass_kg: float, radius_m: float, width_m: float, points_per_rim: int
+                ) -> tuple[BodyGeometry, list[float]]:
+    """A wheel (axis along the body's y) as `points_per_rim` small spheres on each of its two rim
+    circles, and the ground area each stands for (arc length x half the width), for
+    `CompliantGround(..., point_area_m2=...)`: the §5 law then acts over the whole penetrated arc
+    as a per-area foundation."""
+    ring = radius_m - RIM_SAMPLE_RADIUS_M
+    angles = 2.0 * math.pi * np.arange(points_per_rim) / points_per_rim
+    spheres = tuple(CollisionShape('sphere', (RIM_SAMPLE_RADIUS_M,),
+                                   (ring * math.cos(phi), side * 0.5 * width_m, ring * math.sin(phi)))
+                    for side in (-1.0, 1.0) for phi in angles)
+    area_m2 = 2.0 * math.pi * radius_m / points_per_rim * 0.5 * width_m
+    return BodyGeometry('wheel', mass_kg, spheres), [area_m2] * len(spheres)
+
+
+def rolling_rim_wrench(params: CompliantParams, mass_kg: float, radius_m: float, width_m: float, sinkage_m: float,
+                       speed_m_s: float, points_per_rim: int, rolls: int = 200) -> tuple[float, float]:
+    """The sampled rim rolled at a prescribed speed (ω = v / r, no slip) with its bottom `sinkage_m`
+    below the compliant ground, frictionless (the normal law alone): mean vertical force [N] and
+    mean moment of the ground about the axle against the rolling [N m], averaged over `rolls`
+    steps across one sample spacing (the sampling's phase). The mass sets only the explicit
+    damping cap (CompliantParams.explicit_damping_cap)."""
+    geometry, areas = sampled_rim(mass_kg, radius_m, width_m, points_per_rim)
+    ground = CompliantGround(replace(params, friction_static=0.0, friction_dynamic=0.0), [geometry],
+                             point_area_m2=areas)
+    omega = speed_m_s / radius_m
+    spacing_rad = 2.0 * math.pi / points_per_rim
+    loads, moments = [], []
+    for k in range(rolls):
+        spin = spacing_rad * k / rolls
+        c, s = math.cos(spin), math.sin(spin)
+        rotation = np.array([[[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]])   # about +y: rolling towards +x
+        position = np.array([[0.0, 0.0, params.ground_level_m + radius_m - sinkage_m]])
+        force, torque = ground.step(position, rotation, np.array([[speed_m_s, 0.0, 0.0]]),
+                                    np.array([[0.0, omega, 0.0]]), DT_S)
+        loads.append(force[0, 2])
+        moments.append(-torque[0, 1])
+    return float(np.mean(loads)), float(np.mean(moments))

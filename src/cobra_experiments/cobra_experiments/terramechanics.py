@@ -290,3 +290,46 @@ def zero_drawbar_slip(soil: BekkerSoil, load_n: float, radius_m: float, width_m:
     if pull(low) > 0 or pull(high) < 0:
         raise TerramechanicsError(f'drawbar pull does not change sign for slip in [{low}, {high}] at {load_n} N')
     return brentq(pull, low, high, xtol=1e-7)
+
+
+# ------------------------------------------------------- rolling on a viscoelastic foundation
+
+@dataclass(frozen=True)
+class FoundationRolling:
+    """A rigid cylinder rolling on a Kelvin–Voigt Winkler foundation (`kelvin_voigt_rolling`)."""
+
+    load_n: float                 # vertical force of the ground on the wheel
+    resisting_moment_n_m: float   # moment of that pressure about the axle, against the rolling
+    entry_angle_rad: float        # front edge of the contact (from the bottom, + ahead)
+    rear_angle_rad: float         # where the pressure falls to zero behind the bottom (< 0)
+
+
+def kelvin_voigt_rolling(radius_m: float, width_m: float, sinkage_m: float, speed_m_s: float,
+                         stiffness_pa_m: float, damping_pa_s_m: float) -> FoundationRolling:
+    """Steady rolling of a rigid cylinder (radius R, width b) whose bottom is `sinkage_m` below a
+    Winkler foundation with per-area stiffness k and damping c that pushes but never pulls
+    (p = [k u + c u̇]₊, the classical viscoelastic-foundation model of rolling resistance). The
+    ground under the rim at angle φ from the bottom (+ ahead) is pressed u = δ − R (1 − cos φ)
+    at the rate u̇ = v sin φ; the surface is the undeformed plane (no memory). The pressure acts
+    vertically. Then W = b R ∫ p dφ and M = b R² ∫ p sin φ dφ over [φ_r, φ_1], φ_1 = acos(1 − δ/R)
+    and φ_r < 0 the root of p behind the bottom; both integrals are in closed form."""
+    r, b, d, v, k, c = radius_m, width_m, sinkage_m, speed_m_s, stiffness_pa_m, damping_pa_s_m
+    if not (r > 0 and b > 0 and 0 < d < r and v >= 0 and k > 0 and c >= 0):
+        raise TerramechanicsError('kelvin_voigt_rolling: need R > 0, b > 0, 0 < sinkage < R, v >= 0, k > 0, c >= 0')
+    entry = math.acos(1.0 - d / r)
+
+    def pressure(phi: float) -> float:
+        return k * (d - r + r * math.cos(phi)) + c * v * math.sin(phi)
+
+    rear = -entry if c * v == 0.0 else brentq(pressure, -entry, 0.0, xtol=1e-14)
+
+    def load_integral(phi: float) -> float:        # ∫ p dφ
+        return k * (d - r) * phi + k * r * math.sin(phi) - c * v * math.cos(phi)
+
+    def moment_integral(phi: float) -> float:      # ∫ p sin φ dφ
+        return (-k * (d - r) * math.cos(phi) + 0.5 * k * r * math.sin(phi) ** 2
+                + c * v * (0.5 * phi - 0.25 * math.sin(2.0 * phi)))
+
+    return FoundationRolling(load_n=b * r * (load_integral(entry) - load_integral(rear)),
+                             resisting_moment_n_m=b * r * r * (moment_integral(entry) - moment_integral(rear)),
+                             entry_angle_rad=entry, rear_angle_rad=rear)

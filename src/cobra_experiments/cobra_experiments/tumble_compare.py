@@ -12,11 +12,14 @@ sand (LAMMPS) and on the thesis §5 compliant ground. One table, one figure.
 
 All three run in the DEM bed frame (x downslope, z slope normal, gravity tilted), after the body
 settled at rest on level ground. The compliant ground is run twice: with the sim's shapes (the
-law at the lowest point of each rim circle: no point of a rolling wheel moves into the ground, so
-its damping never acts) and with the law at RIM_POINTS points around each rim (over the penetrated
-arc, as at the nodes of a meshed wheel: points entering the ground are damped). Lift-off: normal
-force below 5 % of the weight's normal part
-(cobra_dem.outputs). Verdict: rigid distance > DEM distance > compliant distance.
+law at the lowest point of each rim circle: that point is the rolling wheel's instantaneous
+centre, so its damping never acts and the wheel rolls as on rigid ground) and as a per-area
+foundation over the rim (RIM_POINTS points per rim circle, each standing for its share of the rim
+area, k and d scaled by that area / the law's contact_point_area_m2; validated against the closed
+form of a cylinder rolling on a Kelvin–Voigt foundation in validate_terrain): ground entering
+the contact is damped, ground leaving it is not pulled back, so the §5 damping resists the
+rolling. Lift-off: normal force below 5 % of the weight's normal part (cobra_dem.outputs).
+Verdict: rigid distance > DEM distance > compliant (per-area) distance.
 
 Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small
           [--out out/tumble3]
@@ -44,7 +47,7 @@ SMALL_BED_OVERRIDES = {'bed.length_m': 0.3, 'bed.width_m': 0.16, 'bed.sphere_rad
 RIM_POINTS = 180   # compliant_rim: points per rim circle (7 mm apart on r 0.20 m)
 TERRAIN_LABELS = {'rigid': 'rigid slope (MuJoCo, μ 0.5)', 'dem': 'DEM sand (LAMMPS)',
                   'compliant': 'compliant ground (thesis §5, sim shapes)',
-                  'compliant_rim': f'compliant, law at {RIM_POINTS} pts per rim'}
+                  'compliant_rim': f'compliant, per-area law over the rim ({RIM_POINTS} pts)'}
 COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'compliant': 'tab:green', 'compliant_rim': 'tab:olive'}
 
 
@@ -52,23 +55,21 @@ class TumbleCompareError(ValueError):
     """Input that cannot give a comparison (exit 2)."""
 
 
-def wheel_geometry(scenario: Scenario, rim_points: int) -> 'BodyGeometry':
-    """The wheel as cobra_soil sees it. rim_points 0: one cylinder (cobra_sim's shapes: the law
-    acts at the lowest point of each rim circle); n > 0: n small spheres (1 mm) around each rim
-    circle, so the law acts over the whole penetrated arc as at the nodes of a meshed wheel."""
+def wheel_geometry(scenario: Scenario, rim_points: int) -> tuple['BodyGeometry', list[float] | None]:
+    """The wheel as cobra_soil sees it, and the area each contact point stands for. rim_points 0:
+    one cylinder (cobra_sim's shapes: the law acts at the lowest point of each rim circle, one
+    contact point each); n > 0: n small spheres around each rim circle standing for their share of
+    the rim's area (terrain_rigs.sampled_rim), so the law acts over the whole penetrated arc as a
+    per-area foundation."""
+    from cobra_experiments.terrain_rigs import sampled_rim
     from cobra_soil.shapes import BodyGeometry, CollisionShape
 
     shape = scenario.body.shape
     if rim_points == 0:
         to_y = ((1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 1.0, 0.0))   # columns: shape axes in body axes
         return BodyGeometry('wheel', shape.mass_kg, (CollisionShape(
-            'cylinder', (shape.wheel_radius_m, 0.5 * shape.wheel_width_m), rotation=to_y),))
-    radius_m = 0.001
-    ring = shape.wheel_radius_m - radius_m
-    spheres = tuple(CollisionShape('sphere', (radius_m,), (ring * math.cos(phi), side * 0.5 * shape.wheel_width_m,
-                                                           ring * math.sin(phi)))
-                    for side in (-1.0, 1.0) for phi in 2 * math.pi * np.arange(rim_points) / rim_points)
-    return BodyGeometry('wheel', shape.mass_kg, spheres)
+            'cylinder', (shape.wheel_radius_m, 0.5 * shape.wheel_width_m), rotation=to_y),)), None
+    return sampled_rim(shape.mass_kg, shape.wheel_radius_m, shape.wheel_width_m, rim_points)
 
 
 def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_s: float,
@@ -93,7 +94,8 @@ def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_
     body_id = model.body('body').id
     params_path = compliant_file or default_compliant_file()
     params = load_compliant_params(params_path)
-    ground = CompliantGround(params, [wheel_geometry(scenario, rim_points)])
+    geometry, point_area_m2 = wheel_geometry(scenario, rim_points)
+    ground = CompliantGround(params, [geometry], point_area_m2=point_area_m2)
     slope_gravity = model.opt.gravity.copy()
     model.opt.gravity[:] = [0.0, 0.0, -GRAVITY_M_S2]
 
@@ -133,6 +135,34 @@ def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_
     return {name: np.asarray(values, dtype=float) for name, values in out.items()}
 
 
+def foundation_prediction(scenario: Scenario, duration_s: float, compliant_file: Path | None = None
+                          ) -> dict[str, float]:
+    """Distance and final speed of the free wheel on the per-area compliant ground from the closed
+    form alone (terramechanics.kelvin_voigt_rolling): rolling without slip, the sinkage at each
+    speed the one that carries m g cos θ, (m + I_yy / r²) dv/dt = m g sin θ − M(v) / r."""
+    from scipy.integrate import solve_ivp
+    from scipy.optimize import brentq
+
+    from cobra_experiments.terramechanics import kelvin_voigt_rolling
+    from cobra_soil.params import load_compliant_params
+    params = load_compliant_params(compliant_file or default_compliant_file())
+    shape = scenario.body.shape
+    m, r, b = shape.mass_kg, shape.wheel_radius_m, shape.wheel_width_m
+    k, c = (params.normal_stiffness_n_m / params.contact_point_area_m2,
+            params.normal_damping_n_s_m / params.contact_point_area_m2)
+    theta = math.radians(scenario.slope_deg)
+    load_n = m * GRAVITY_M_S2 * math.cos(theta)
+
+    def moment(speed: float) -> float:
+        sinkage = brentq(lambda z: kelvin_voigt_rolling(r, b, z, speed, k, c).load_n - load_n, 1e-7, 0.5 * r)
+        return kelvin_voigt_rolling(r, b, sinkage, speed, k, c).resisting_moment_n_m
+
+    inertia = m + shape.principal_inertia_kg_m2[1] / r ** 2
+    solution = solve_ivp(lambda _t, y: [y[1], (m * GRAVITY_M_S2 * math.sin(theta) - moment(max(y[1], 0.0)) / r)
+                                        / inertia], (0.0, duration_s), [0.0, 0.0], rtol=1e-8, atol=1e-10)
+    return {'distance_m': float(solution.y[0, -1]), 'final_speed_m_s': float(solution.y[1, -1])}
+
+
 def default_compliant_file() -> Path:
     """config/soil/compliant_ground.yaml (the sim's terrain:=compliant file)."""
     from cobra_sim.terrain import default_terrain_file
@@ -163,7 +193,8 @@ def summarise(scenario: Scenario, traces: dict[str, dict[str, np.ndarray]]) -> d
     dem_time_s = traces['dem']['time_s']
     return {'slope_deg': scenario.slope_deg, 'duration_s': float(dem_time_s[-1] - dem_time_s[0]),
             'terrains': figures,
-            'ordering_holds': bool(d['rigid'] > d['dem'] > d['compliant']),
+            'ordering_holds': bool(d['rigid'] > d['dem'] > d['compliant_rim']),
+            'point_contacts_roll_as_rigid': bool(abs(d['compliant'] / d['rigid'] - 1.0) < 0.01),
             'dem_lower_peak_than_rigid': bool(figures['dem']['peak_normal_force_n']
                                               < figures['rigid']['peak_normal_force_n']),
             'dem_lifts_off': bool(figures['dem']['lift_off_count'] > 0)}
@@ -178,7 +209,11 @@ def print_table(summary: dict[str, Any]) -> None:
         print(f'{TERRAIN_LABELS[name]:44} {f["distance_m"]:>10.3f} {f["distance_m"] / rigid:>6.2f} '
               f'{f["final_speed_m_s"]:>11.3f} {f["peak_normal_force_n"]:>9.1f} {f["mean_normal_force_n"]:>9.1f} '
               f'{f["rolling_share"]:>5.2f}  {intervals}')
-    print(f'ordering rigid > DEM > compliant (distance): {"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
+    closed = summary.get('compliant_rim_closed_form')
+    if closed:
+        print(f'{"  closed form (Kelvin-Voigt rolling, no slip)":44} {closed["distance_m"]:>10.3f} '
+              f'{closed["distance_m"] / rigid:>6.2f} {closed["final_speed_m_s"]:>11.3f}')
+    print(f'ordering rigid > DEM > compliant over the rim (distance): {"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
           f'DEM peak normal force below rigid: {summary["dem_lower_peak_than_rigid"]}; '
           f'DEM lifts off: {summary["dem_lifts_off"]}')
 
@@ -264,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
               'compliant_rim': compliant_body_trace(scenario, duration_s, interval_s, compliant_file, RIM_POINTS)}
     summary = summarise(scenario, traces)
     summary['bed'] = bed_note
+    summary['compliant_rim_closed_form'] = foundation_prediction(scenario, duration_s, compliant_file)
     print_table(summary)
     (out_dir / 'tumble_compare.json').write_text(json.dumps(summary, indent=2))
     plot(out_dir / 'tumble_compare.png', scenario, traces, bed_note)

@@ -35,9 +35,10 @@ import numpy as np
 
 from cobra_experiments import terramechanics as tm
 from cobra_experiments.terrain_rigs import (G_M_S2, LINK_RADIUS_M, PlateRig, WheelSetup, link_params, patch_b_m, plate_params,
-                                            rigid_unloading, run_block_on_slope, run_link_drag_across, run_link_hold,
+                                            rigid_unloading, rolling_rim_wrench, run_block_on_slope, run_link_drag_across,
+                                            run_link_hold,
                                             run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
-from cobra_soil import SoilConfigError, SoilParams, load_compliant_params, load_scm_params
+from cobra_soil import CompliantParams, SoilConfigError, SoilParams, load_compliant_params, load_scm_params
 from cobra_soil.params import ScmParams, soil_config_dirs
 from cobra_experiments.figures import save_figure
 
@@ -559,6 +560,38 @@ def compliant_checks(out: Results) -> None:
                           verdict(abs(e) <= 0.01), error_value=e, tolerance=0.01))
     out.figures['compliant.png'] = lambda path: _plot_compliant(x_stick, v_slide, stretch, expected, stick_deg,
                                                                 slide_deg, path)
+    rolling_checks(out, params)
+
+
+ROLLING_WHEEL = (6.0, 0.20, 0.12)          # the thesis's wheel (§19-23): mass [kg], radius, width [m]
+ROLLING_CASES = ((0.0045, 0.1), (0.0045, 1.0), (0.003, 2.0))   # sinkage [m], speed [m/s]
+ROLLING_POINTS = (90, 720)                 # points per rim circle: the answer must not depend on them
+
+
+def rolling_checks(out: Results, params: CompliantParams) -> None:
+    """The compliant law over a sampled rim (a per-area foundation) against the closed form of a rigid
+    cylinder rolling on a Kelvin–Voigt Winkler foundation: load and the moment resisting the rolling."""
+    mass_kg, radius_m, width_m = ROLLING_WHEEL
+    area = params.contact_point_area_m2
+    k_pa_m, c_pa_s_m = params.normal_stiffness_n_m / area, params.normal_damping_n_s_m / area
+    group = (f'compliant ground over a sampled rim: wheel r {radius_m} m, width {width_m} m rolled at prescribed '
+             f'sinkage and speed, k/A = {k_pa_m:.3g} Pa/m, d/A = {c_pa_s_m:.3g} Pa s/m '
+             f'(A = contact_point_area_m2 {area:g} m²)')
+    for sinkage_m, speed_m_s in ROLLING_CASES:
+        ref = tm.kelvin_voigt_rolling(radius_m, width_m, sinkage_m, speed_m_s, k_pa_m, c_pa_s_m)
+        ours = [rolling_rim_wrench(params, mass_kg, radius_m, width_m, sinkage_m, speed_m_s, n)
+                for n in ROLLING_POINTS]
+        errors = [relative_error(value, target) for load, moment in ours
+                  for value, target in ((load, ref.load_n), (moment, ref.resisting_moment_n_m))]
+        worst = max(errors, key=abs)
+        out.rows.append(Check(
+            group, f'sinkage {sinkage_m * 1e3:g} mm, {speed_m_s:g} m/s: load W and rolling moment M',
+            f'Kelvin–Voigt foundation: W {ref.load_n:.1f} N, M {ref.resisting_moment_n_m:.3f} N m '
+            f'(f = M / (r W) {ref.resisting_moment_n_m / (radius_m * ref.load_n):.3f})',
+            ' / '.join(f'{n} pts: W {load:.1f} N, M {moment:.3f} N m' for n, (load, moment) in zip(ROLLING_POINTS, ours)),
+            f'worst {_pct(worst)}', verdict(abs(worst) <= 0.02), error_value=worst, tolerance=0.02,
+            note='ground entering the contact is damped, ground leaving it is not pulled back: the damping '
+                 'resists the rolling; at the rim\'s lowest point alone (the sim\'s shapes) it never acts'))
 
 
 # ----------------------------------------------------------------------------------- rigid

@@ -24,21 +24,30 @@ def free_wheel():
 
 def test_wheel_on_the_sims_compliant_ground_rolls_like_rigid(free_wheel) -> None:
     """The law acts at the lowest rim point, which does not move while the wheel rolls: no loss
-    (measured 0.4106 vs rigid 0.4104 m in 0.6 s). Applied around the rim the entering points are
-    damped and the wheel loses speed (measured 0.381 m at 180 points per rim)."""
+    (measured 0.4106 vs rigid 0.4104 m in 0.6 s)."""
     from cobra_dem.rigid_reference import rigid_body_trace
 
     rigid = rigid_body_trace(free_wheel, 0.3, 0.01)
     compliant = tumble_compare.compliant_body_trace(free_wheel, 0.3, 0.01)
-    rim = tumble_compare.compliant_body_trace(free_wheel, 0.3, 0.01, rim_points=180)
-    d = {name: float(trace['position_m'][-1, 0]) for name, trace in
-         (('rigid', rigid), ('compliant', compliant), ('rim', rim))}
-    assert d['compliant'] == pytest.approx(d['rigid'], rel=0.01)
-    assert d['rim'] < 0.99 * d['compliant']
-    # rolling without slip on both, carried at its weight (normal part 53.7 N)
+    assert compliant['position_m'][-1, 0] == pytest.approx(rigid['position_m'][-1, 0], rel=0.01)
+    # rolling without slip, carried at its weight (normal part 53.7 N)
     figures = tumble_compare.terrain_figures(free_wheel, compliant)
     assert figures['rolling_share'] == pytest.approx(1.0, abs=0.02)
     assert figures['mean_normal_force_n'] == pytest.approx(6.0 * G * math.cos(math.radians(24.0)), rel=0.02)
+
+
+def test_wheel_on_the_per_area_compliant_ground_rolls_as_the_foundation_law_predicts(free_wheel) -> None:
+    """Over the sampled rim the ground entering the contact is damped: the wheel loses to rolling
+    resistance what the closed form of a cylinder on a Kelvin–Voigt foundation says (0.6 s: 0.3416 m
+    simulated, 0.3431 m closed form, rigid 0.410 m), whatever the sampling (the per-point law
+    without areas went 0.371 → 0.398 m from 90 to 1440 points)."""
+    distances = [float(tumble_compare.compliant_body_trace(free_wheel, 0.3, 0.01, rim_points=n)['position_m'][-1, 0])
+                 for n in (90, 360)]
+    assert distances[0] == pytest.approx(distances[1], rel=0.005)
+    predicted = tumble_compare.foundation_prediction(free_wheel, 0.3)
+    assert distances[1] == pytest.approx(predicted['distance_m'], rel=0.02)
+    frictionless_rolling_m = 0.5 * G * math.sin(math.radians(24.0)) / 1.75 * 0.3 ** 2
+    assert distances[1] < 0.97 * frictionless_rolling_m          # the damping costs distance
 
 
 def test_terrain_figures_find_distance_speed_peak_and_lift_off(free_wheel) -> None:

@@ -53,7 +53,8 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
         assert {f'drawbar pull, slip 0.1..0.6{suffix}', f'zero-drawbar-pull slip{suffix}'} <= set(checks)
         assert any(c.startswith('load Wong-Reece carries at SCM') for c in checks)
         assert all('b = ' in row['reference'] for row in _rows(report, f'single wheel on {soil}'))   # says which b
-    assert len(_rows(report, 'compliant ground')) == 2
+    assert len(_rows(report, 'compliant ground')) == 2 + 3       # block stick / slide; rolled rim at 3 speeds
+    assert sum(row['group'].startswith('compliant ground over a sampled rim') for row in report['rows']) == 3
     for row in report['rows']:
         assert row['verdict'] in ('PASS', 'FAIL', 'INFO')
         assert row['check'] in table and row['verdict'] in table
@@ -80,7 +81,7 @@ def test_the_laws_scm_and_the_compliant_ground_follow_pass(quick_run) -> None:
                  + [row for row in _rows(report, 'single wheel on loose_sand') if row['check'] == 'at rest, pressed in by W']
                  + [row for row in holds if row['check'].endswith('creep over the last 1 s')]
                  + [row for row in holds if row['check'].endswith('rest displacement') and 'midway' not in row['check']])
-    assert len(must_pass) == 8 + 6 + 2 + 3 + 3 + 1 + 10 + 8
+    assert len(must_pass) == 8 + 6 + 2 + 3 + 3 + 3 + 1 + 10 + 8
     failing = [(row['group'], row['check'], row['error']) for row in must_pass if row['verdict'] != 'PASS']
     assert not failing
 

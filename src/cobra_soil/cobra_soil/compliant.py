@@ -18,6 +18,9 @@ Contact points are the lowest points of each primitive against the plane: a sphe
 point, the lowest points of a capsule's two end spheres, the lowest rim point of each end
 circle of a cylinder (for an exactly vertical axis, the rim point along the shape's x axis),
 the eight corners of a box. Points are re-found every step; σ belongs to the point's index.
+A surface sampled by many small shapes, each standing for an area A_i (`point_area_m2`), gets
+k_n, d_n, k_t, d_t scaled by A_i / contact_point_area_m2 per point: a per-area (Winkler,
+Kelvin–Voigt) foundation whose total stiffness does not depend on how finely it is sampled.
 """
 
 from __future__ import annotations
@@ -101,7 +104,8 @@ def friction_coefficient(slip_speed: float, mu_static: float, mu_dynamic: float,
 @njit(cache=True)
 def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: np.ndarray,
                      body_velocity: np.ndarray, body_omega: np.ndarray, body_mass: np.ndarray,
-                     spring: np.ndarray, sliding: np.ndarray, ground_z: float, kn: float, dn: float, kt: float,
+                     spring: np.ndarray, sliding: np.ndarray, point_weight: np.ndarray, ground_z: float,
+                     kn: float, dn: float, kt: float,
                      dt_coeff: float,
                      mu_static: float, mu_dynamic: float, critical_speed: float, decay_rate: float,
                      damping_cap: float, h: float, contact_count: np.ndarray, in_contact: np.ndarray,
@@ -124,9 +128,10 @@ def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: 
             sliding[q] = False
             continue
         b = point_body[q]
+        weight = point_weight[q]
         limit = damping_cap * body_mass[b] / (h * contact_count[b])
-        dn_eff = min(dn, limit)
-        dt_eff = min(dt_coeff, limit)
+        dn_eff = min(dn * weight, limit)
+        dt_eff = min(dt_coeff * weight, limit)
         rx = points[q, 0] - body_position[b, 0]
         ry = points[q, 1] - body_position[b, 1]
         rz = points[q, 2] - body_position[b, 2]
@@ -134,9 +139,9 @@ def compliant_forces(points: np.ndarray, point_body: np.ndarray, body_position: 
         uy = body_velocity[b, 1] + body_omega[b, 2] * rx - body_omega[b, 0] * rz
         uz = body_velocity[b, 2] + body_omega[b, 0] * ry - body_omega[b, 1] * rx
         depth = ground_z - points[q, 2]
-        fn = max(0.0, kn * depth - dn_eff * uz)
-        px = -kt * spring[q, 0] - dt_eff * ux
-        py = -kt * spring[q, 1] - dt_eff * uy
+        fn = max(0.0, kn * weight * depth - dn_eff * uz)
+        px = -kt * weight * spring[q, 0] - dt_eff * ux
+        py = -kt * weight * spring[q, 1] - dt_eff * uy
         trial = math.sqrt(px * px + py * py)
         if sliding[q]:
             mu = friction_coefficient(math.sqrt(ux * ux + uy * uy), mu_static, mu_dynamic, critical_speed)
@@ -168,13 +173,26 @@ class CompliantGround:
     """Thesis §5 compliant ground (plane z = params.ground_level_m) with the same step API as
     `ScmTerrain`: step(position_m [n,3], rotation [n,3,3], linear_velocity_m_s [n,3] of the body
     origins, angular_velocity_rad_s [n,3] world axes, dt_s) -> (force [n,3] N, torque [n,3] N·m
-    about the body origins), world frame; the tangential spring states are updated."""
+    about the body origins), world frame; the tangential spring states are updated.
+    point_area_m2: the area each shape's contact points stand for, one per shape in `bodies`'
+    order (None: every point is one contact point of the law)."""
 
-    def __init__(self, params: CompliantParams, bodies: Sequence[BodyGeometry]) -> None:
+    def __init__(self, params: CompliantParams, bodies: Sequence[BodyGeometry],
+                 point_area_m2: Sequence[float] | None = None) -> None:
         self.params = params.validated()
         self.shapes = pack_shapes(bodies)
         self.n_bodies = len(bodies)
         counts = np.array([_POINTS_PER_KIND[int(k)] for k in self.shapes.kind], dtype=np.int64)
+        n_shapes = self.shapes.kind.shape[0]
+        if point_area_m2 is None:
+            shape_weight = np.ones(n_shapes)
+        else:
+            areas = np.asarray(point_area_m2, dtype=float)
+            if areas.shape != (n_shapes,) or not np.all(np.isfinite(areas) & (areas > 0.0)):
+                raise ValueError(f'point_area_m2: give one positive area [m²] per shape ({n_shapes}), '
+                                 f'got shape {areas.shape}')
+            shape_weight = areas / self.params.contact_point_area_m2
+        self.point_weight = np.repeat(shape_weight, counts)
         self._point_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         shape_body = np.repeat(np.arange(self.n_bodies), np.diff(self.shapes.body_start))
         self._point_body = np.repeat(shape_body, counts).astype(np.int64)
@@ -184,7 +202,6 @@ class CompliantGround:
         self.in_contact = np.zeros(n_points, dtype=np.bool_)
         self.sliding = np.zeros(n_points, dtype=np.bool_)
         self._contact_count = np.zeros(self.n_bodies, dtype=np.int64)
-        n_shapes = self.shapes.kind.shape[0]
         self._center = np.zeros((n_shapes, 3))
         self._rotation = np.zeros((n_shapes, 3, 3))
         self._force = np.zeros((self.n_bodies, 3))
@@ -203,7 +220,7 @@ class CompliantGround:
                        self.points_m)
         self.contacts = compliant_forces(
             self.points_m, self._point_body, pos, vel, omega, self.shapes.mass_kg, self.spring_m, self.sliding,
-            p.ground_level_m, p.normal_stiffness_n_m, p.normal_damping_n_s_m, p.tangential_stiffness_n_m,
+            self.point_weight, p.ground_level_m, p.normal_stiffness_n_m, p.normal_damping_n_s_m, p.tangential_stiffness_n_m,
             p.tangential_damping_n_s_m, p.friction_static, p.friction_dynamic, p.critical_slip_speed_m_s,
             p.spring_decay_rate_1_s, p.explicit_damping_cap, dt_s, self._contact_count, self.in_contact,
             self._force, self._torque)

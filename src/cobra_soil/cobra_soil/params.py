@@ -217,7 +217,10 @@ class CompliantParams:
     (isotropic), alpha = 50 1/s (the spring forgets a past stick in ~20 ms) are our choices.
     Damping is capped per body at explicit_damping_cap * m / dt (sum over its contacts) because
     the engine integrates these forces explicitly: the thesis's b = 1e3 N s/m on a 0.46 kg link
-    at 1 ms would give b dt / m = 2.2 and chatter.
+    at 1 ms would give b dt / m = 2.2 and chatter. contact_point_area_m2 is the ground area one
+    contact point of the law stands for (default: the thesis's effective contact area A_eff of
+    §10–14); it is used only where a surface is sampled at many points (`CompliantGround`'s
+    point_area_m2), which makes the law a per-area foundation (cobra_soil README).
     """
 
     normal_stiffness_n_m: float = 1.0e4
@@ -230,6 +233,7 @@ class CompliantParams:
     spring_decay_rate_1_s: float = 50.0
     explicit_damping_cap: float = 0.5
     ground_level_m: float = 0.0
+    contact_point_area_m2: float = 5.5e-3
     source: str = CODE_SOURCE
 
     def validated(self) -> CompliantParams:
@@ -244,6 +248,7 @@ class CompliantParams:
         _check_range(s, 'spring_decay_rate_1_s', self.spring_decay_rate_1_s, 0.0, 1e4)
         _check_range(s, 'explicit_damping_cap', self.explicit_damping_cap, 0.0, 2.0, low_open=True)
         _check_range(s, 'ground_level_m', self.ground_level_m, -1e3, 1e3)
+        _check_range(s, 'contact_point_area_m2', self.contact_point_area_m2, 0.0, 10.0, low_open=True)
         return self
 
 
