@@ -147,6 +147,18 @@ class Locomotion:
     distance_m: float                # net, gait start to end
     too_few_cycles: str | None = None  # why spread and drift are not judged, None when they are
 
+    @property
+    def mean_step_m(self) -> float:
+        """Mean of each steady cycle's |displacement|: the step the body makes per cycle. The stride
+        (|mean displacement vector|) is shorter when the steps rotate, i.e. the body turns."""
+        return float(np.mean(self.stride_m))
+
+    @property
+    def steps_cancel(self) -> float:
+        """1 − stride / step: the share of the per-cycle steps that turning cancels (0 straight)."""
+        step = self.mean_step_m
+        return 1.0 - self.mean_stride_m / step if step > 0 else 0.0
+
 
 def _rotation(angle_rad: float) -> np.ndarray:
     c, s = math.cos(angle_rad), math.sin(angle_rad)

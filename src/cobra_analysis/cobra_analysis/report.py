@@ -111,6 +111,7 @@ STRIDE_DEFINITION = ('stride = |mean displacement vector| of the head per steady
                      'a few per cent for sidewinding). Cycles are counted '
                      'at the gait frequency from the gait start; a cycle is steady when its command amplitude is '
                      '≥ 95 % of the run\'s full amplitude (ramps left out).')
+STEPS_CANCEL_NOTE = 0.10  # say why the stride is shorter than the step once turning cancels this share
 SIM_TIME_BEFORE_S = 1e9  # stamps below this (2001-09-09) are sim time from 0: no calendar date
 
 
@@ -190,7 +191,7 @@ def bag_metrics(analysis: BagAnalysis, ground_problems: list[str]) -> dict[str, 
     loco = analysis.locomotion
     entry['locomotion'] = None if loco is None else {
         'stride_definition': STRIDE_DEFINITION,
-        'mean_stride_m': loco.mean_stride_m, 'stride_std_m': loco.stride_std_m, 'stride_per_cycle_m': loco.stride_m,
+        'mean_stride_m': loco.mean_stride_m, 'mean_step_m': loco.mean_step_m, 'stride_std_m': loco.stride_std_m, 'stride_per_cycle_m': loco.stride_m,
         'heading_drift_deg_per_cycle': _degrees(loco.heading_drift_rad_per_cycle),
         'heading_drift_stderr_deg_per_cycle': _degrees(loco.heading_drift_stderr_rad_per_cycle),
         'too_few_cycles': loco.too_few_cycles,
@@ -304,9 +305,14 @@ def bag_html(analysis: BagAnalysis, figures: dict[str, FigureFile], ground_probl
         parts.append(f'<p>{html.escape(STRIDE_DEFINITION)}</p>')
         if loco.too_few_cycles:
             parts.append(f'<p class="absent">{html.escape(loco.too_few_cycles)}.</p>')
+        if loco.steps_cancel > STEPS_CANCEL_NOTE:
+            parts.append(f'<p>The stride is {100 * loco.steps_cancel:.0f} % shorter than the step each cycle makes: '
+                         'the body turns, so its steps point in different directions and partly cancel in the '
+                         'mean displacement vector (see the travel direction under "drift").</p>')
         too_few = f'too few cycles to judge ({len(loco.stride_m)} steady; needs ≥ {MIN_CYCLES_TO_JUDGE})'
         parts.append(_table([
             ('stride (|mean displacement vector| per steady cycle)', _f(loco.mean_stride_m, 100, 2, ' cm')),
+            ('step per steady cycle (mean of each cycle\'s |displacement|)', _f(loco.mean_step_m, 100, 2, ' cm')),
             ('STD of |displacement| over the steady cycles',
              _f(loco.stride_std_m, 100, 2, ' cm') if loco.stride_std_m is not None else too_few),
             ('heading drift (slope of the travel direction)', _drift_text(loco)),

@@ -54,6 +54,10 @@ def test_locomotion_stride_drift_and_speed():
     assert loco.heading_drift_stderr_rad_per_cycle < 1e-3 * drift  # a straight turn: the fit has no residual
     assert loco.too_few_cycles is None
     assert loco.yaw_drift_rad_per_cycle == pytest.approx(drift, rel=1e-2)
+    # the steps turn 2 deg per cycle: over 9 cycles they cancel a little in the mean vector
+    assert loco.mean_step_m == pytest.approx(stride, rel=2e-3)
+    cancel = 1 - abs(sum(np.exp(1j * drift * k) for k in range(9))) / 9
+    assert loco.steps_cancel == pytest.approx(cancel, abs=2e-3) and 0.003 < loco.steps_cancel < 0.02
     assert loco.path_speed_m_s == pytest.approx(speed, rel=2e-3)
     assert loco.cycle_paths_m.shape == (9, m.PHASE_POINTS, 2)
 

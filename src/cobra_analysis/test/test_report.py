@@ -64,6 +64,7 @@ def test_stride_speed_and_cycles_of_a_sim_bag(sim_robot_report):
     assert (sim['gait']['cycles'], sim['gait']['steady_cycles']) == (6, 5)  # the ramp's cycle is left out
     loco = sim['locomotion']
     assert loco['stride_per_cycle_m'] == pytest.approx([0.1] * 5, abs=1e-4)
+    assert loco['mean_step_m'] == pytest.approx(loco['mean_stride_m'], rel=1e-3)   # straight: nothing cancels
     assert loco['mean_speed_m_s'] == pytest.approx(0.05, abs=1e-4)
     assert loco['heading_drift_deg_per_cycle'] == pytest.approx(0.0, abs=0.05)
     assert loco['travel_direction_deg'] == pytest.approx([90.0] * 5, abs=0.1)
@@ -435,3 +436,19 @@ def test_terrain_and_robot_from_custom_data_diagnostics_or_joint_names():
     assert robot_of(analysis({'cobra.robot': 'tsnake'}, {})) == 'tsnake'
     assert robot_of(analysis({}, {}, joints=TSNAKE_JOINTS)) == 'tsnake (from the joint names)'
     assert robot_of(analysis({}, {})) == 'not recorded'
+
+
+def test_a_turning_run_says_why_its_stride_is_shorter_than_its_step(tmp_path):
+    """Steps of 0.12 m turning 40 deg per cycle: over 5 steady cycles the mean displacement vector
+    is 0.12 |sum e^(i 40 k)| / 5 = 0.069 m, and the page says the turn cancels 42 % of the step."""
+    turning = write_bag(tmp_path / 'circling', SyntheticRun(duration_s=14.0, stride_m=0.12, custom_data=GAIT1,
+                                                            heading_drift_rad_per_cycle=math.radians(40.0)))
+    out = tmp_path / 'out'
+    assert run_report([turning, '--out', out]) == 0
+    loco = by_label(load(out))['circling']['locomotion']
+    assert loco['mean_step_m'] == pytest.approx(0.12, rel=0.03)
+    expected = 1 - abs(sum(complex(math.cos(math.radians(40.0 * k)), math.sin(math.radians(40.0 * k)))
+                           for k in range(5))) / 5
+    assert 1 - loco['mean_stride_m'] / loco['mean_step_m'] == pytest.approx(expected, abs=0.03)
+    page = next(out.glob('*.html')).read_text()
+    assert f'The stride is {100 * expected:.0f} % shorter than the step' in page

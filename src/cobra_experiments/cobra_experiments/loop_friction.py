@@ -14,6 +14,7 @@ backwards). Held spin: the same loop with ω_r = π/4 held (the DEM scenario's p
 reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5).
 
 Run:  .venv/bin/python -m cobra_experiments.loop_friction --out out/loop_friction [--edge-height 0.008] [--duration 0.5]
+      [--seeds 3]  (each case on bed fills 1..N: the spread is the margin a finding needs)
       (4 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m,
       30 mm deep, 5 mm spheres;
       about 1 min each on one free core; finished runs in --out are reused)
@@ -46,9 +47,12 @@ class LoopFrictionError(ValueError):
     """Input that cannot give a measurement (exit 2)."""
 
 
-def loop_scenario(edge_height_m: float, motion: str, duration_s: float, bed_width_m: float = 0.16) -> Scenario:
-    """The latched COBRA loop on the loop test bed, 24°, the thesis §21 materials."""
-    return scenario_from_dict({'bed': dict(LOOP_BED, width_m=bed_width_m), 'slope_deg': 24.0, 'duration_s': duration_s,
+def loop_scenario(edge_height_m: float, motion: str, duration_s: float, bed_width_m: float = 0.16,
+                  bed_seed: int = 1) -> Scenario:
+    """The latched COBRA loop on the loop test bed, 24°, the thesis §21 materials; `bed_seed` draws
+    another random fill of the same bed."""
+    return scenario_from_dict({'bed': dict(LOOP_BED, width_m=bed_width_m, seed=bed_seed), 'slope_deg': 24.0,
+                               'duration_s': duration_s,
                                'body': {'kind': 'cobra_loop', 'motion': motion, 'start_x_m': 0.3,
                                         'settle_time_s': 0.1, 'module_edge_height_m': edge_height_m}}).validate()
 
@@ -86,6 +90,23 @@ def sliding_friction(trace: dict[str, np.ndarray], slope_deg: float, rolling_rad
         out['friction_from_motion'] = float('nan')
     out['holds'] = bool(x[-1] < 0.005)
     return out
+
+
+def seed_spread(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per shell and motion, the (min, max) over the bed seeds of distance, μ_F and rolling share,
+    and how many seeds held the loop."""
+    cases: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        cases.setdefault((row['shell'], row['motion']), []).append(row)
+    spread = []
+    for (shell, motion), case in cases.items():
+        entry: dict[str, Any] = {'shell': shell, 'motion': motion, 'seeds': len(case),
+                                 'holds': sum(bool(row['holds']) for row in case)}
+        for key in ('distance_m', 'friction_from_force', 'rolling_share'):
+            values = [float(row[key]) for row in case]
+            entry[key] = (min(values), max(values))
+        spread.append(entry)
+    return spread
 
 
 def run_or_load(scenario: Scenario, run_dir: Path) -> dict[str, np.ndarray]:
@@ -138,10 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--duration', type=float, default=0.5, help='simulated time per run [s]')
     parser.add_argument('--bed-width', type=float, default=0.16,
                         help='bed width [m] (> the loop width + 2 clumps: 0.18 for edges above 10 mm)')
+    parser.add_argument('--seeds', type=int, default=1,
+                        help='bed fills (seeds 1..N) per case: the spread between them is the margin a finding needs')
     args = parser.parse_args(argv)
-    if not args.duration > 0 or not args.edge_height > 0:
-        print(f'loop_friction: error: --duration {args.duration} / --edge-height {args.edge_height}: give values > 0',
-              file=sys.stderr)
+    if not args.duration > 0 or not args.edge_height > 0 or args.seeds < 1:
+        print(f'loop_friction: error: --duration {args.duration} / --edge-height {args.edge_height} / --seeds '
+              f'{args.seeds}: give values > 0', file=sys.stderr)
         return 2
     try:      # every scenario checked before anything is written (a bed too narrow for the edges)
         for height in (0.0, args.edge_height):
@@ -155,31 +178,46 @@ def main(argv: list[str] | None = None) -> int:
 
     traces: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     rows = []
-    for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
-        for motion in ('free', 'prescribed'):
-            scenario = loop_scenario(height, motion, args.duration, args.bed_width)
-            trace = run_or_load(scenario, out_dir / f'{shell}_{motion}')
-            traces[(shell, motion)] = trace
-            figures = sliding_friction(trace, scenario.slope_deg, scenario.body.shape.rolling_radius_m)
-            duration_s = float(trace['time_s'][-1] - trace['time_s'][0])
-            rigid = rigid_body_trace(scenario, duration_s, float(np.median(np.diff(trace['time_s']))), friction=0.5)
-            if shell == 'smooth':
-                traces[('rigid', motion)] = rigid
-            figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
-            moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
-            figures['ratio_to_rigid'] = figures['distance_m'] / figures['rigid_distance_m'] if moved else float('nan')
-            rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, **figures})
+    rigid_traces: dict[str, dict[str, np.ndarray]] = {}
+    for seed in range(1, args.seeds + 1):
+        for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
+            for motion in ('free', 'prescribed'):
+                scenario = loop_scenario(height, motion, args.duration, args.bed_width, seed)
+                trace = run_or_load(scenario, out_dir / (f'{shell}_{motion}' + (f'_seed{seed}' if seed > 1 else '')))
+                if seed == 1:
+                    traces[(shell, motion)] = trace
+                figures = sliding_friction(trace, scenario.slope_deg, scenario.body.shape.rolling_radius_m)
+                if motion not in rigid_traces:
+                    duration_s = float(trace['time_s'][-1] - trace['time_s'][0])
+                    rigid_traces[motion] = rigid_body_trace(scenario, duration_s,
+                                                            float(np.median(np.diff(trace['time_s']))), friction=0.5)
+                    traces[('rigid', motion)] = rigid_traces[motion]
+                rigid = rigid_traces[motion]
+                figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
+                moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
+                figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m'] if moved
+                                             else float('nan'))
+                rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, 'bed_seed': seed, **figures})
     shape = loop_scenario(0.0, 'free', args.duration).body.shape
-    print(f'{"shell":7} {"motion":10} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '
+    print(f'{"shell":7} {"motion":10} {"seed":>4} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '
           f'{"μ_F=-Fx/Fz":>10} {"μ_F<0.15s":>9} {"μ_F>0.3s":>8} {"sink mm":>8} {"μ_a":>6} {"ωr/v":>6}')
     for row in rows:
-        print(f'{row["shell"]:7} {row["motion"]:10} {row["distance_m"]:>10.3f} {row["rigid_distance_m"]:>8.3f} '
+        print(f'{row["shell"]:7} {row["motion"]:10} {row["bed_seed"]:>4} {row["distance_m"]:>10.3f} '
+              f'{row["rigid_distance_m"]:>8.3f} '
               f'{row["ratio_to_rigid"]:>6.2f} {row["final_speed_m_s"]:>8.3f} {row["friction_from_force"]:>10.3f} '
               f'{row["friction_early"]:>9.3f} {row["friction_late"]:>8.3f} '
               f'{row["sinkage_early_m"] * 1e3:>3.1f}-{row["sinkage_late_m"] * 1e3:<4.1f} '
               f'{row["friction_from_motion"]:>6.3f} {row["rolling_share"]:>6.2f}')
+    if args.seeds > 1:
+        print(f'over {args.seeds} bed fills (min-max):')
+        for case in seed_spread(rows):
+            print(f'  {case["shell"]:7} {case["motion"]:10} distance {case["distance_m"][0]:.3f}-'
+                  f'{case["distance_m"][1]:.3f} m, μ_F {case["friction_from_force"][0]:.3f}-'
+                  f'{case["friction_from_force"][1]:.3f}, ωr/v {case["rolling_share"][0]:.2f}-'
+                  f'{case["rolling_share"][1]:.2f}, holds {case["holds"]} of {args.seeds}')
     print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67')
-    (out_dir / 'loop_friction.json').write_text(json.dumps(rows, indent=2))
+    (out_dir / 'loop_friction.json').write_text(json.dumps({'runs': rows, 'spread_over_seeds': seed_spread(rows)},
+                                                           indent=2))
     plot(out_dir / 'loop_friction.png', traces, shape.rolling_radius_m)
     print(f'loop_friction: wrote {out_dir}/loop_friction.png and loop_friction.json', file=sys.stderr)
     return 0

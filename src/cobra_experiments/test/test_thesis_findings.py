@@ -128,3 +128,21 @@ def test_bad_input_exits_2(tmp_path) -> None:
     assert swc.main(['--gaits', 'gait9', '--out', str(tmp_path / 'd')]) == 2
     assert loop_friction.main(['--edge-height', '0.015', '--bed-width', '0.16', '--out', str(tmp_path / 'e')]) == 2
     assert not any((tmp_path / name).exists() for name in 'abcde')
+
+
+def test_seed_spread_gives_the_range_over_bed_fills_per_case() -> None:
+    rows = [{'shell': 'smooth', 'motion': 'free', 'distance_m': d, 'friction_from_force': mu, 'rolling_share': r,
+             'holds': d < 0.005} for d, mu, r in ((0.145, 0.40, 0.14), (0.120, 0.42, 0.20), (0.003, 0.50, 0.0))]
+    rows.append({'shell': 'edges', 'motion': 'free', 'distance_m': 0.1, 'friction_from_force': 0.45,
+                 'rolling_share': 0.5, 'holds': False})
+    spread = {(c['shell'], c['motion']): c for c in loop_friction.seed_spread(rows)}
+    smooth = spread[('smooth', 'free')]
+    assert smooth['seeds'] == 3 and smooth['holds'] == 1
+    assert smooth['distance_m'] == (0.003, 0.145)
+    assert smooth['friction_from_force'] == (0.40, 0.50) and smooth['rolling_share'] == (0.0, 0.20)
+    assert spread[('edges', 'free')]['distance_m'] == (0.1, 0.1)
+
+
+def test_loop_friction_refuses_no_seeds(tmp_path) -> None:
+    assert loop_friction.main(['--seeds', '0', '--out', str(tmp_path / 'lf')]) == 2
+    assert not (tmp_path / 'lf').exists()
