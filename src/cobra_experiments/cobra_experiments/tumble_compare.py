@@ -23,13 +23,15 @@ Verdict: rigid distance > DEM distance > compliant (per-area) distance.
 
 Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small
           [--out out/tumble3]
-      .venv/bin/python -m cobra_experiments.tumble_compare --duration 0.6 --dem-bed small
+      .venv/bin/python -m cobra_experiments.tumble_compare --duration 0.6 --dem-bed small [--seeds 3]
+          (--seeds N: fresh DEM runs on N bed fills; the verdict must hold on every fill)
 Bad input (a missing or unreadable run folder, a duration <= 0) prints one message and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -213,6 +215,14 @@ def print_table(summary: dict[str, Any]) -> None:
     if closed:
         print(f'{"  closed form (Kelvin-Voigt rolling, no slip)":44} {closed["distance_m"]:>10.3f} '
               f'{closed["distance_m"] / rigid:>6.2f} {closed["final_speed_m_s"]:>11.3f}')
+    fills = summary.get('dem_fills')
+    if fills:
+        distances = [f['distance_m'] for f in fills]
+        print(f'DEM on {len(fills)} bed fills: distance {min(distances):.3f}-{max(distances):.3f} m '
+              f'({min(distances) / rigid:.2f}-{max(distances) / rigid:.2f} of rigid), peak F_n '
+              f'{min(f["peak_normal_force_n"] for f in fills):.0f}-{max(f["peak_normal_force_n"] for f in fills):.0f} N, '
+              f'lift-off on {sum(f["lift_off_count"] > 0 for f in fills)} of them; ordering on every fill: '
+              f'{"HOLDS" if summary["ordering_holds_on_every_fill"] else "DOES NOT HOLD"}')
     print(f'ordering rigid > DEM > compliant over the rim (distance): {"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
           f'DEM peak normal force below rigid: {summary["dem_lower_peak_than_rigid"]}; '
           f'DEM lifts off: {summary["dem_lifts_off"]}')
@@ -251,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--dem-bed', choices=('small', 'full'), default='small',
                         help='bed of a fresh DEM run, or the bed --dem-run was run on (its summary does not say)')
     parser.add_argument('--duration', type=float, default=0.6, help='duration of a fresh DEM run [s]')
+    parser.add_argument('--seeds', type=int, default=1,
+                        help='fresh DEM runs on bed fills 1..N (the ordering must hold on every fill)')
     parser.add_argument('--compliant-file', default=None, help='compliant ground YAML (default the sim\'s)')
     parser.add_argument('--out', default=str(Path('out') / 'tumble_compare'), help='output folder')
     args = parser.parse_args(argv)
@@ -258,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.duration > 0:
             raise TumbleCompareError(f'--duration {args.duration}: give a duration > 0 s')
+        if args.seeds < 1 or (args.dem_run and args.seeds != 1):
+            raise TumbleCompareError(f'--seeds {args.seeds}: give N >= 1 fresh DEM runs (not with --dem-run, '
+                                     'which is one finished run)')
         overrides: dict[str, Any] = {'body.motion': 'free'}
         if args.dem_bed == 'small':
             overrides.update(SMALL_BED_OVERRIDES)
@@ -283,11 +298,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f'tumble_compare: error: {error}', file=sys.stderr)
         return 2
     out_dir.mkdir(parents=True, exist_ok=True)
+    more_fills: list[dict[str, np.ndarray]] = []
     if dem is None:
         from cobra_dem.lammps_backend import run_scenario
-        run_dir = out_dir / 'dem_run'
-        run_scenario(scenario, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
-        dem = {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+        for seed in range(1, args.seeds + 1):
+            run_dir = out_dir / ('dem_run' if seed == 1 else f'dem_run_seed{seed}')
+            filled = dataclasses.replace(scenario, bed=dataclasses.replace(scenario.bed, seed=seed))
+            run_scenario(filled, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+            trace = {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+            if seed == 1:
+                dem = trace
+            else:
+                more_fills.append({**trace, 'time_s': trace['time_s'] - trace['time_s'][0]})
     from cobra_dem.rigid_reference import rigid_body_trace
 
     compliant_file = Path(args.compliant_file) if args.compliant_file else None
@@ -300,6 +322,12 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(scenario, traces)
     summary['bed'] = bed_note
     summary['compliant_rim_closed_form'] = foundation_prediction(scenario, duration_s, compliant_file)
+    if more_fills:
+        fills = [summary['terrains']['dem']] + [terrain_figures(scenario, trace) for trace in more_fills]
+        d = {name: summary['terrains'][name]['distance_m'] for name in ('rigid', 'compliant_rim')}
+        summary['dem_fills'] = fills
+        summary['ordering_holds_on_every_fill'] = bool(all(d['rigid'] > f['distance_m'] > d['compliant_rim']
+                                                           for f in fills))
     print_table(summary)
     (out_dir / 'tumble_compare.json').write_text(json.dumps(summary, indent=2))
     plot(out_dir / 'tumble_compare.png', scenario, traces, bed_note)

@@ -124,6 +124,9 @@ def test_stride_is_the_length_of_the_mean_step() -> None:
 def test_bad_input_exits_2(tmp_path) -> None:
     assert tumble_compare.main(['--duration', '0', '--out', str(tmp_path / 'a')]) == 2
     assert tumble_compare.main(['--dem-run', str(tmp_path / 'none'), '--out', str(tmp_path / 'b')]) == 2
+    assert tumble_compare.main(['--seeds', '0', '--out', str(tmp_path / 'f')]) == 2
+    assert tumble_compare.main(['--seeds', '2', '--dem-run', str(tmp_path / 'g'), '--out', str(tmp_path / 'g')]) == 2
+    assert not (tmp_path / 'f').exists() and not (tmp_path / 'g').exists()
     assert loop_friction.main(['--edge-height', '0', '--out', str(tmp_path / 'c')]) == 2
     assert swc.main(['--gaits', 'gait9', '--out', str(tmp_path / 'd')]) == 2
     assert loop_friction.main(['--edge-height', '0.015', '--bed-width', '0.16', '--out', str(tmp_path / 'e')]) == 2
