@@ -191,7 +191,8 @@ def bag_metrics(analysis: BagAnalysis, ground_problems: list[str]) -> dict[str, 
     loco = analysis.locomotion
     entry['locomotion'] = None if loco is None else {
         'stride_definition': STRIDE_DEFINITION,
-        'mean_stride_m': loco.mean_stride_m, 'mean_step_m': loco.mean_step_m, 'stride_std_m': loco.stride_std_m, 'stride_per_cycle_m': loco.stride_m,
+        'mean_stride_m': loco.mean_stride_m, 'mean_step_m': loco.mean_step_m, 'stride_std_m': loco.stride_std_m,
+        'stride_per_cycle_m': loco.stride_m,
         'heading_drift_deg_per_cycle': _degrees(loco.heading_drift_rad_per_cycle),
         'heading_drift_stderr_deg_per_cycle': _degrees(loco.heading_drift_stderr_rad_per_cycle),
         'too_few_cycles': loco.too_few_cycles,

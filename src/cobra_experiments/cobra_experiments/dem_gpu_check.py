@@ -76,7 +76,12 @@ def comparison_table(lammps: dict[str, Any], deme: dict[str, Any]) -> tuple[str,
 
 def write_scenario_yaml(scenario: Scenario, path: Path) -> None:
     """The resolved scenario as a YAML that python -m cobra_experiments.dem_run reads back (scenario_from_dict)."""
-    path.write_text(yaml.safe_dump(dataclasses.asdict(scenario), sort_keys=False))
+    path.write_text(scenario_yaml(scenario))
+
+
+def scenario_yaml(scenario: Scenario) -> str:
+    """The resolved scenario as YAML text (what both halves of a split check write and compare)."""
+    return yaml.safe_dump(dataclasses.asdict(scenario), sort_keys=False)
 
 
 def earlier_lammps_summary(folder: Path, scenario: Scenario) -> dict[str, Any]:
@@ -85,8 +90,7 @@ def earlier_lammps_summary(folder: Path, scenario: Scenario) -> dict[str, Any]:
     if not (scenario_file.is_file() and summary_file.is_file()):
         raise ScenarioError(f'--compare-with {folder}: no scenario.yaml and lammps/summary.json there; '
                             'make it with `dem_gpu_check --engines lammps --out DIR` (same scenario and flags)')
-    if yaml.safe_load(scenario_file.read_text()) != yaml.safe_load(yaml.safe_dump(dataclasses.asdict(scenario),
-                                                                                  sort_keys=False)):
+    if yaml.safe_load(scenario_file.read_text()) != yaml.safe_load(scenario_yaml(scenario)):
         raise ScenarioError(f'--compare-with {folder}: its scenario.yaml differs from this run\'s scenario; '
                             'give both halves the same scenario file, --quick and --duration')
     return json.loads(summary_file.read_text())

@@ -178,7 +178,6 @@ def main(argv: list[str] | None = None) -> int:
 
     traces: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     rows = []
-    rigid_traces: dict[str, dict[str, np.ndarray]] = {}
     for seed in range(1, args.seeds + 1):
         for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
             for motion in ('free', 'prescribed'):
@@ -187,12 +186,11 @@ def main(argv: list[str] | None = None) -> int:
                 if seed == 1:
                     traces[(shell, motion)] = trace
                 figures = sliding_friction(trace, scenario.slope_deg, scenario.body.shape.rolling_radius_m)
-                if motion not in rigid_traces:
+                if ('rigid', motion) not in traces:     # MuJoCo's loop has no edges: one per motion
                     duration_s = float(trace['time_s'][-1] - trace['time_s'][0])
-                    rigid_traces[motion] = rigid_body_trace(scenario, duration_s,
-                                                            float(np.median(np.diff(trace['time_s']))), friction=0.5)
-                    traces[('rigid', motion)] = rigid_traces[motion]
-                rigid = rigid_traces[motion]
+                    traces[('rigid', motion)] = rigid_body_trace(
+                        scenario, duration_s, float(np.median(np.diff(trace['time_s']))), friction=0.5)
+                rigid = traces[('rigid', motion)]
                 figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
                 moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
                 figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m'] if moved

@@ -150,8 +150,7 @@ def foundation_prediction(scenario: Scenario, duration_s: float, compliant_file:
     params = load_compliant_params(compliant_file or default_compliant_file())
     shape = scenario.body.shape
     m, r, b = shape.mass_kg, shape.wheel_radius_m, shape.wheel_width_m
-    k, c = (params.normal_stiffness_n_m / params.contact_point_area_m2,
-            params.normal_damping_n_s_m / params.contact_point_area_m2)
+    k, c = params.foundation_stiffness_pa_m, params.foundation_damping_pa_s_m
     theta = math.radians(scenario.slope_deg)
     load_n = m * GRAVITY_M_S2 * math.cos(theta)
 
@@ -220,10 +219,12 @@ def print_table(summary: dict[str, Any]) -> None:
         distances = [f['distance_m'] for f in fills]
         print(f'DEM on {len(fills)} bed fills: distance {min(distances):.3f}-{max(distances):.3f} m '
               f'({min(distances) / rigid:.2f}-{max(distances) / rigid:.2f} of rigid), peak F_n '
-              f'{min(f["peak_normal_force_n"] for f in fills):.0f}-{max(f["peak_normal_force_n"] for f in fills):.0f} N, '
+              f'{min(f["peak_normal_force_n"] for f in fills):.0f}-'
+              f'{max(f["peak_normal_force_n"] for f in fills):.0f} N, '
               f'lift-off on {sum(f["lift_off_count"] > 0 for f in fills)} of them; ordering on every fill: '
               f'{"HOLDS" if summary["ordering_holds_on_every_fill"] else "DOES NOT HOLD"}')
-    print(f'ordering rigid > DEM > compliant over the rim (distance): {"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
+    print(f'ordering rigid > DEM > compliant over the rim (distance): '
+          f'{"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
           f'DEM peak normal force below rigid: {summary["dem_lower_peak_than_rigid"]}; '
           f'DEM lifts off: {summary["dem_lifts_off"]}')
 
@@ -309,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
             if seed == 1:
                 dem = trace
             else:
-                more_fills.append({**trace, 'time_s': trace['time_s'] - trace['time_s'][0]})
+                more_fills.append(trace)
     from cobra_dem.rigid_reference import rigid_body_trace
 
     compliant_file = Path(args.compliant_file) if args.compliant_file else None

@@ -35,9 +35,8 @@ import numpy as np
 
 from cobra_experiments import terramechanics as tm
 from cobra_experiments.terrain_rigs import (G_M_S2, LINK_RADIUS_M, PlateRig, WheelSetup, link_params, patch_b_m, plate_params,
-                                            rigid_unloading, rolling_rim_wrench, run_block_on_slope, run_link_drag_across,
-                                            run_link_hold,
-                                            run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
+                                            rigid_unloading, rolling_rim_wrench, run_block_on_slope,
+                                            run_link_drag_across, run_link_hold, run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
 from cobra_soil import CompliantParams, SoilConfigError, SoilParams, load_compliant_params, load_scm_params
 from cobra_soil.params import ScmParams, soil_config_dirs
 from cobra_experiments.figures import save_figure
@@ -573,7 +572,7 @@ def rolling_checks(out: Results, params: CompliantParams) -> None:
     cylinder rolling on a Kelvin–Voigt Winkler foundation: load and the moment resisting the rolling."""
     mass_kg, radius_m, width_m = ROLLING_WHEEL
     area = params.contact_point_area_m2
-    k_pa_m, c_pa_s_m = params.normal_stiffness_n_m / area, params.normal_damping_n_s_m / area
+    k_pa_m, c_pa_s_m = params.foundation_stiffness_pa_m, params.foundation_damping_pa_s_m
     group = (f'compliant ground over a sampled rim: wheel r {radius_m} m, width {width_m} m rolled at prescribed '
              f'sinkage and speed, k/A = {k_pa_m:.3g} Pa/m, d/A = {c_pa_s_m:.3g} Pa s/m '
              f'(A = contact_point_area_m2 {area:g} m²)')
@@ -588,7 +587,8 @@ def rolling_checks(out: Results, params: CompliantParams) -> None:
             group, f'sinkage {sinkage_m * 1e3:g} mm, {speed_m_s:g} m/s: load W and rolling moment M',
             f'Kelvin–Voigt foundation: W {ref.load_n:.1f} N, M {ref.resisting_moment_n_m:.3f} N m '
             f'(f = M / (r W) {ref.resisting_moment_n_m / (radius_m * ref.load_n):.3f})',
-            ' / '.join(f'{n} pts: W {load:.1f} N, M {moment:.3f} N m' for n, (load, moment) in zip(ROLLING_POINTS, ours)),
+            ' / '.join(f'{n} pts: W {load:.1f} N, M {moment:.3f} N m'
+                       for n, (load, moment) in zip(ROLLING_POINTS, ours)),
             f'worst {_pct(worst)}', verdict(abs(worst) <= 0.02), error_value=worst, tolerance=0.02,
             note='ground entering the contact is damped, ground leaving it is not pulled back: the damping '
                  'resists the rolling; at the rim\'s lowest point alone (the sim\'s shapes) it never acts'))

@@ -194,8 +194,7 @@ def test_compliant_ground_over_a_sampled_rim_is_the_foundation_law_at_any_sampli
     from cobra_experiments.terrain_rigs import rolling_rim_wrench
     from cobra_soil import CompliantParams
     params = CompliantParams()
-    k, c = (params.normal_stiffness_n_m / params.contact_point_area_m2,
-            params.normal_damping_n_s_m / params.contact_point_area_m2)
+    k, c = params.foundation_stiffness_pa_m, params.foundation_damping_pa_s_m
     ref = tm.kelvin_voigt_rolling(0.2, 0.12, 0.0045, 1.0, k, c)
     for points in (90, 720):
         load, moment = rolling_rim_wrench(params, 6.0, 0.2, 0.12, 0.0045, 1.0, points, rolls=40)

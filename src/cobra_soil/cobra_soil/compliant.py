@@ -220,8 +220,8 @@ class CompliantGround:
                        self.points_m)
         self.contacts = compliant_forces(
             self.points_m, self._point_body, pos, vel, omega, self.shapes.mass_kg, self.spring_m, self.sliding,
-            self.point_weight, p.ground_level_m, p.normal_stiffness_n_m, p.normal_damping_n_s_m, p.tangential_stiffness_n_m,
-            p.tangential_damping_n_s_m, p.friction_static, p.friction_dynamic, p.critical_slip_speed_m_s,
+            self.point_weight, p.ground_level_m, p.normal_stiffness_n_m, p.normal_damping_n_s_m,
+            p.tangential_stiffness_n_m, p.tangential_damping_n_s_m, p.friction_static, p.friction_dynamic, p.critical_slip_speed_m_s,
             p.spring_decay_rate_1_s, p.explicit_damping_cap, dt_s, self._contact_count, self.in_contact,
             self._force, self._torque)
         return self._force, self._torque

@@ -236,6 +236,16 @@ class CompliantParams:
     contact_point_area_m2: float = 5.5e-3
     source: str = CODE_SOURCE
 
+    @property
+    def foundation_stiffness_pa_m(self) -> float:
+        """k_n per area where a surface is sampled densely: the Winkler foundation's stiffness."""
+        return self.normal_stiffness_n_m / self.contact_point_area_m2
+
+    @property
+    def foundation_damping_pa_s_m(self) -> float:
+        """d_n per area where a surface is sampled densely: the foundation's damping."""
+        return self.normal_damping_n_s_m / self.contact_point_area_m2
+
     def validated(self) -> CompliantParams:
         s = self.source
         _check_range(s, 'normal_stiffness_n_m', self.normal_stiffness_n_m, 0.0, None, low_open=True)
