@@ -23,7 +23,14 @@ CPU per cycle against the bare SDK, measured in the same run against the same em
   figure. Publishing a JointState to a subscriber in another process costs FastDDS about
   0.15 ms of CPU here by itself; that part is ROS transport, not driver code.
 
-    python scripts/bench/driver_bench.py --seconds 20
+With --busy N, N busy-loop processes share the machine with the node run (the camera and
+ORB-SLAM3 on the robot's computer); the emulator then runs under SCHED_FIFO 60, as the servos
+answer in hardware time whatever the host runs. Without --busy it stays under the ordinary
+scheduler, as in every earlier figure (a prompter emulator also makes the bare SDK's reads
+cheaper: its CPU per cycle drops from ~0.15 to ~0.10 ms). --loop-priority 0 runs the driver's
+loop thread under the ordinary scheduler instead of SCHED_FIFO, for the comparison.
+
+    python scripts/bench/driver_bench.py --seconds 20 [--busy 2] [--loop-priority 0]
 """
 
 from __future__ import annotations
@@ -52,6 +59,17 @@ import dynamixel_sdk as sdk
 from cobra_driver import control_table as ct
 from cobra_driver.dynamixel_bus import FeedbackBlock, sync_read_bytes, sync_write_bytes, wire_time_s
 from cobra_driver.loop_timing import DeadlineScheduler
+
+
+def realtime_emulator(pid: int) -> str:
+    """Every emulator thread under SCHED_FIFO 60: beside busy neighbours the stand-in must answer as
+    the servos do, in hardware time, or its starvation is counted against the driver."""
+    try:
+        for thread in os.listdir(f'/proc/{pid}/task'):
+            os.sched_setscheduler(int(thread), os.SCHED_FIFO, os.sched_param(60))
+    except (AttributeError, OSError) as error:
+        return f'ordinary scheduler ({error})'
+    return 'SCHED_FIFO 60'
 
 
 def cpu_seconds(pid: int) -> float:
@@ -198,6 +216,9 @@ def main() -> int:
                         help='joint_commands per second, like the gait node (0 = none)')
     parser.add_argument('--margin-ms', type=float, default=1.0, help='driver packet_timeout_margin_ms')
     parser.add_argument('--domain-id', type=int, default=101 + os.getpid() % 100)
+    parser.add_argument('--busy', type=int, default=0, help='busy-loop processes beside the node run')
+    parser.add_argument('--loop-priority', type=int, default=50,
+                        help="driver loop_priority (SCHED_FIFO priority; 0 = the ordinary scheduler)")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix='driver_bench_'))
@@ -214,6 +235,7 @@ def main() -> int:
     emulator = subprocess.Popen(emulator_cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
     emulator.stdout.readline()
+    emulator_scheduling = 'ordinary scheduler'
     try:
         compared = interleaved_cpu_per_cycle(str(link), joint_count, args.rate, max(4.0, min(args.seconds, 20.0)))
     except BaseException:
@@ -225,11 +247,15 @@ def main() -> int:
     driver_cmd = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args',
                   '--params-file', str(REPO / 'config' / 'driver.yaml'), '-p', f'port:={link}',
                   '-p', f'rate_hz:={args.rate}', '-p', f'baud_rate:={args.baud}',
-                  '-p', f'packet_timeout_margin_ms:={args.margin_ms}',
+                  '-p', f'packet_timeout_margin_ms:={args.margin_ms}', '-p', f'loop_priority:={args.loop_priority}',
                   '-p', f'joint_names:={names}'.replace("'", ''),
                   '-p', f'joint_ids:={list(range(1, joint_count + 1))}',
                   '-p', f'zero_offsets_rad:={[0.0] * joint_count}', '-p', f'directions:={[1] * joint_count}',
                   '-p', f'latch_id:={args.servos}']
+    busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'], start_new_session=True)
+            for _ in range(args.busy)]
+    if busy:
+        emulator_scheduling = realtime_emulator(emulator.pid)
     driver = subprocess.Popen(driver_cmd, env=env, stdout=open(tmp / 'driver.log', 'w'), stderr=subprocess.STDOUT,
                               start_new_session=True)
 
@@ -287,6 +313,8 @@ def main() -> int:
         while time.monotonic() < end:
             rclpy.spin_once(node, timeout_sec=0.05)
     finally:
+        for process in busy:
+            process.kill()
         for process in (driver, emulator):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGINT)
@@ -323,6 +351,8 @@ def main() -> int:
     print(f'  missed deadlines            {delta("missed_deadlines")}')
     print(f'  failed reads / retries      {delta("read_failures")} / {delta("read_retries")}')
     print(f'  fast sync read              {diagnostics.get("fast_sync_read")}')
+    print(f'  loop scheduling             {diagnostics.get("loop_scheduling")}'
+          f'{f"  ({args.busy} busy-loop processes beside it)" if args.busy else ""}')
     print(f'  bus bytes per cycle         measured {diagnostics.get("bytes_per_cycle")}, expected {expected} '
           f'(plain Sync Read would be {plain})')
     for baud in sorted({args.baud, 1_000_000, 4_000_000}):
@@ -341,7 +371,8 @@ def main() -> int:
     print(f'  driver node CPU per cycle   {driver_cpu_per_cycle_ms:.3f} ms ({driver_cycles} cycles, whole node '
           f'process incl. DDS publishing and the executor)')
     print(f'  ratio driver node / bare    {driver_cpu_per_cycle_ms / (bare_cpu_s * 1e3):.2f}x')
-    print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos)')
+    print(f'  emulator CPU use            {emulator_cpu:.1f} % of one core (the stand-in for the servos, '
+          f'{emulator_scheduling})')
     print(f'  machine load average        {load:.2f} on {os.cpu_count()} CPUs')
     print(f'  driver log                  {tmp / "driver.log"}')
     return 0

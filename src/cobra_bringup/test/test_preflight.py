@@ -8,7 +8,9 @@ its own line with its fix, exit 1, and never enable torque.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,8 @@ def test_a_healthy_robot_passes_every_servo_check(bus, tmp_path):
     assert 'XH540-W270-R fw 52, 12.0 V, 36 °C' in lines['servo 1 (joint_1)'].detail
     assert 'XC330-T288-T' in lines['servo 12 (latch_joint)'].detail
     assert '300 bytes per cycle' in lines['baud rate vs loop rate'].detail
+    # config/driver.yaml asks for SCHED_FIFO 50: the kernel grants it to root, else a warning with the fix
+    assert lines['real-time loop'].verdict == (preflight.PASS if os.geteuid() == 0 else preflight.WARN)
     assert _torque_enabled(bus) == []
 
 
@@ -210,6 +214,23 @@ def test_clock_sync_from_timedatectl(stdout, returncode, verdict):
     def run(command, **kwargs):
         return subprocess.CompletedProcess(command, returncode, stdout, 'Failed to connect to bus\nmore')
     assert preflight.check_clock(run).verdict == verdict
+
+
+def test_real_time_loop_granted_refused_or_not_asked_for():
+    from cobra_driver.loop_timing import LoopScheduling
+    asked: list[tuple[int, str]] = []
+
+    def granted(priority: int) -> LoopScheduling:
+        asked.append((priority, threading.current_thread().name))
+        return LoopScheduling(f'SCHED_FIFO {priority}')
+    line = preflight.check_loop_scheduling(50, granted)
+    assert line.verdict == preflight.PASS and 'SCHED_FIFO 50' in line.detail
+    assert asked == [(50, 'preflight-rt-probe')]  # asked from a throwaway thread, not preflight's own
+    refused = preflight.check_loop_scheduling(
+        50, lambda priority: LoopScheduling('SCHED_OTHER', 'Operation not permitted (needs root, ...)'))
+    assert refused.verdict == preflight.WARN and 'Operation not permitted' in refused.detail
+    assert 'rtprio 50' in refused.fix and 'loop_priority:=0' in refused.fix
+    assert preflight.check_loop_scheduling(0, granted).verdict == preflight.SKIP and len(asked) == 1
 
 
 @pytest.mark.parametrize('options, message', [

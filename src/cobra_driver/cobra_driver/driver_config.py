@@ -35,6 +35,7 @@ class DriverConfig:
     latch: JointServo | None = None
     baud_rate: int = 4_000_000
     rate_hz: float = 500.0
+    loop_priority: int = 50
     usb_latency_ms: float = 1.0
     packet_timeout_margin_ms: float = 1.0
     operating_mode: int = ct.OperatingMode.POSITION
@@ -78,6 +79,9 @@ PARAMETERS: tuple[Setting, ...] = (
     Setting('baud_rate', 4_000_000, 'bus baud rate [bit/s]; must equal every servo\'s Baud Rate register',
               choices=BAUD_RATES),
     Setting('rate_hz', 500.0, 'control loop rate [Hz]', 1.0, 1000.0),
+    Setting('loop_priority', 50, 'SCHED_FIFO priority of the control loop thread (0 = the ordinary scheduler); '
+            'refused without root, CAP_SYS_NICE or an rtprio limit: then a warning and the ordinary scheduler',
+            0, 99),
     Setting('usb_latency_ms', 1.0, 'USB adapter latency timer the packet timeout assumes [ms]', 0.0, 32.0),
     Setting('packet_timeout_margin_ms', 1.0, 'extra wait for a reply beyond wire time + 2 x latency [ms]',
               0.0, 100.0),
@@ -233,7 +237,8 @@ def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> 
                              params['latch_zero_offset_rad'], params['latch_direction'])
     return DriverConfig(
         port=params['port'], joints=joints, latch=latch, baud_rate=int(params['baud_rate']),
-        rate_hz=float(params['rate_hz']), usb_latency_ms=float(params['usb_latency_ms']),
+        rate_hz=float(params['rate_hz']), loop_priority=int(params['loop_priority']),
+        usb_latency_ms=float(params['usb_latency_ms']),
         packet_timeout_margin_ms=float(params['packet_timeout_margin_ms']),
         operating_mode=int(params['operating_mode']), latch_operating_mode=int(params['latch_operating_mode']),
         profile_velocity=int(params['profile_velocity']), profile_acceleration=int(params['profile_acceleration']),

@@ -34,7 +34,8 @@ from cobra_driver.health import (CommandsStatus, CpuMeter, DiagnosticEntry, Driv
                                  build_diagnostics, record_failure)
 from cobra_driver.joint_map import RAD_PER_TICK, RAD_S_PER_VELOCITY_UNIT, JointServo
 from cobra_driver.latch import LatchController, LatchStatus
-from cobra_driver.loop_timing import DeadlineScheduler, TimingWindow
+from cobra_driver.loop_timing import (ORDINARY_SCHEDULING, DeadlineScheduler, LoopScheduling, TimingWindow,
+                                      request_realtime)
 from cobra_driver.move_to_start import MoveToStart
 
 __all__ = ['DiagnosticEntry', 'DriverConfig', 'JointDriver', 'JointSample', 'LatchStatus', 'ServoHealth',
@@ -121,6 +122,7 @@ class JointDriver:
         self.disconnect_reason = ''
         self.timing = TimingWindow(size=max(10, int(config.rate_hz * 5)))
         self.scheduler: DeadlineScheduler | None = None
+        self.loop_scheduling = LoopScheduling(ORDINARY_SCHEDULING)  # set by run() on the loop thread
         self.read_failures = 0
         self.read_retries = 0
         self.cycles = 0
@@ -559,6 +561,12 @@ class JointDriver:
         """The control loop on absolute deadlines; returns when `stop` is set. `before_cycle` runs
         right after each wait (the node takes the queued joint_commands there)."""
         self._loop_thread = threading.current_thread()
+        self.loop_scheduling = request_realtime(self.config.loop_priority)
+        if self.loop_scheduling.refused:
+            self.log('warn', f'loop_priority {self.config.loop_priority}: SCHED_FIFO refused: '
+                             f'{self.loop_scheduling.refused}; the loop runs under the ordinary scheduler, so a busy '
+                             f'computer delays its cycles. Fix: run the driver as root or grant rtprio '
+                             f'(/etc/security/limits.d), or loop_priority:=0 to ask for nothing')
         period = 1.0 / self.config.rate_hz
         self.scheduler = DeadlineScheduler(period)
         guard = 0.1 * period
@@ -616,6 +624,8 @@ class JointDriver:
             read_failures=self.read_failures, read_retries=self.read_retries, bytes_per_cycle=self.bytes_per_cycle,
             expected_bytes_per_cycle=self.expected_bytes_per_cycle(len(self.active_ids)),
             bus_budget=self.bus_budget, cpu_percent=self.cpu.update(),
+            loop_scheduling=self.loop_scheduling.policy + (f' ({self.loop_scheduling.refused})'
+                                                           if self.loop_scheduling.refused else ''),
             move_to_start_active=self.move_to_start.active, latency_timer_ms=self.latency_timer_ms,
             timing_periods_s=tuple(self.timing.periods_s), timing_bus_s=tuple(self.timing.bus_s),
             consecutive_silent_cycles=self.consecutive_silent_cycles, fault_after_failures=cfg.fault_after_failures,

@@ -34,7 +34,7 @@ from cobra_common.config_check import ConfigError
 from cobra_common.node_runtime import declare_table, run_node, spin_node
 from cobra_common.ros_entry import StartupError
 from cobra_driver.driver_config import PARAMETERS, build_config, check_parameters, validate
-from cobra_driver.driver_core import JointDriver, JointSample
+from cobra_driver.driver_core import JointDriver
 from cobra_driver.loop_io import JointStateWriter, TakenByTheLoop
 
 NODE_NAME = 'joint_driver'
@@ -93,6 +93,9 @@ class JointDriverNode(Node):
         self.create_timer(0.1, self._publish_latch, callback_group=timers)
         self._loop_failed = False
         self._stop = threading.Event()
+        # the loop stops publishing once the context is shut down (SIGINT/SIGTERM): told once
+        # here instead of asking context.ok() every cycle (~8 µs of a 2 ms cycle's CPU, cold)
+        self.context.on_shutdown(self._stop.set)
         self._loop = threading.Thread(target=self._run_loop, name='joint-driver-loop', daemon=True)
         self.driver._loop_thread = self._loop
         self._loop.start()
@@ -107,7 +110,7 @@ class JointDriverNode(Node):
     def _run_loop(self) -> None:
         try:
             with self._command_sub.handle:  # destroyed only once the loop let go of it
-                self.driver.run(self._stop, self._publish_sample, self._take_commands)
+                self.driver.run(self._stop, self._joint_states.publish, self._take_commands)
         except Exception as error:  # noqa: BLE001 - any loop failure must end in a safe state
             if not self.context.ok():
                 return  # SIGINT/SIGTERM shut the context down under us: a normal stop
@@ -123,12 +126,6 @@ class JointDriverNode(Node):
         while (taken := take(JointState, True)) is not None:
             data = taken[0]
             self._on_command(read(data) or JointCommand.of(deserialize_message(data, JointState)))
-
-    def _publish_sample(self, sample: JointSample) -> None:
-        if not self.context.ok():
-            self._stop.set()
-            return
-        self._joint_states.publish(sample)
 
     def _log(self, level: str, message: str, throttle_s: float = 0.0) -> None:
         """The driver core's log: rclpy pins one severity per call site; throttle_s > 0 rate-limits

@@ -127,6 +127,11 @@ def test_commands_move_joints_latch_torque_and_sigint_turns_torque_off(bus, ros_
         assert probe.spin_until(lambda: bool(probe.diagnostics))
         names = {status.name for status in probe.diagnostics[-1].status}
         assert {'joint_driver: bus', 'joint_driver: joint_11 (ID 11)', 'joint_driver: latch'} <= names
+        bus_values = next({kv.key: kv.value for kv in status.values} for status in probe.diagnostics[-1].status
+                          if status.name == 'joint_driver: bus')
+        # the loop thread asked for SCHED_FIFO 50 (config/driver.yaml): granted to root, refused with a reason else
+        expected = 'SCHED_FIFO 50' if os.geteuid() == 0 else 'SCHED_OTHER ('
+        assert bus_values['loop_scheduling'].startswith(expected), bus_values
 
         response = probe.call('latch/set', True)
         assert response.success, response.message
