@@ -17,7 +17,8 @@
 
 Every RTF is printed with its ratio to the bare RTF; bare runs before and after the node runs
 and their mean is the baseline, so a load change on a shared machine shows as a spread. The
-lockstep run also prints the message budget: what the logger recorded per sim second, by topic.
+lockstep run also prints the message budget: what the logger recorded per sim second, by topic,
+and what the peers add to the sim's CPU per message published, against the 0.35x target's budget.
 Run after scripts/setup.sh:  .venv/bin/python scripts/bench/sim_bench.py [--seconds 20]
 """
 
@@ -49,6 +50,7 @@ from cobra_sim.terrain import RigidGround  # noqa: E402
 
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
 GAIT_PARAMS = REPO_ROOT / 'config' / 'gait.yaml'
+LOCKSTEP_TARGET_RATIO = 0.35  # node + gait + logger in lockstep against bare MuJoCo (issue 18)
 COMMAND_PERIOD_S = 0.01  # the sim node's default command_period_s (lockstep boundaries, /clock period)
 LOG_TIME = re.compile(r'^\[\w+\] \[(\d+\.\d+)\]')
 HELD = re.compile(r'held (\d+\.\d+) s wall for the')  # the sim's 'reached duration_s' line (lockstep)
@@ -297,6 +299,13 @@ def main() -> int:
         print(f'messages recorded per sim second (lockstep run; /clock is not recorded: '
               f'{1.0 / COMMAND_PERIOD_S:.0f} more): {sum(r for _, r in rates):.0f}: '
               + ', '.join(f'{topic} {rate:.0f}' for topic, rate in rates if rate >= 0.5))
+        # the sim is the lockstep's critical path: what its peers add to its CPU, against the target's budget
+        published = sum(rate for topic, rate in rates if topic != '/joint_commands') + 1.0 / COMMAND_PERIOD_S
+        added_s = lockstep.cpu_s_per_sim_s['sim'] - node_results[0].cpu_s_per_sim_s['sim']
+        print(f'the peers add {added_s:.3f} s to the sim\'s CPU per sim second ({published:.0f} messages published '
+              f'to them, {1e6 * added_s / published:.0f} µs each, shared caches and the commands taken included); '
+              f'{LOCKSTEP_TARGET_RATIO:g} x bare leaves the sim {1.0 / (LOCKSTEP_TARGET_RATIO * bare):.3f} s per '
+              f'sim second in all, its own CPU {lockstep.cpu_s_per_sim_s["sim"]:.3f} s and the holds included')
     if options.trials:
         latencies_ms = sorted(1e3 * t for t in bench_latency(options.trials, options.domain_id))
         print(f'latency joint_commands -> joint_states motion (RTF 1): '
