@@ -75,7 +75,10 @@ def test_a_wall_clock_origin_gives_dated_complete_lockstepped_bags(ros_env, tmp_
     # the bag starts at the run, not in 1970 (no message logged at 0 before the first stamp)
     assert min(log_times) >= origin_ns
     assert metadata['starting_time']['nanoseconds_since_epoch'] >= origin_ns
-    assert metadata['duration']['nanoseconds'] <= DURATION_S * NS_PER_S
+    # the last joint_commands is the one for the first boundary after the end: the gait on sim time
+    # publishes each command one period ahead of the /clock that triggers it (command_lead_periods)
+    assert metadata['duration']['nanoseconds'] <= DURATION_S * NS_PER_S + COMMAND_PERIOD_NS
+    assert max(stamps['/joint_commands']) == origin_ns + round(DURATION_S * NS_PER_S) + COMMAND_PERIOD_NS
 
     summary = summarize(bag, 0.4)
     assert abs(summary.duration_s - DURATION_S) < 0.02

@@ -26,12 +26,13 @@ TYPESTORE = cobra_typestore()  # Jazzy's types and cobra_interfaces (contact/for
 
 
 
-def record_unpaced_run(ros_env: dict[str, str], bag: Path) -> str:
-    """One lockstepped run of DURATION_S; returns the sim's output."""
+def record_unpaced_run(ros_env: dict[str, str], bag: Path, *gait_args: str) -> str:
+    """One lockstepped run of DURATION_S (`gait_args`: more gait parameters); returns the sim's output."""
     logger = start(ros_env, 'cobra_logger.logger_node', '-p', f'bag_path:={bag}', '-p', 'use_sim_time:=true',
                    '-p', 'discovery_period_s:=0.2')
     gait = start(ros_env, 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS),
-                 '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true', '-p', 'command_subscriber_nodes:=[sim_node, logger]')
+                 '-p', f'urdf_path:={URDF}', '-p', 'use_sim_time:=true', '-p', 'command_subscriber_nodes:=[sim_node, logger]',
+                 *gait_args)
     sim = start(ros_env, 'cobra_sim.sim_node', '-p', f'urdf_path:={URDF}', '-p', 'real_time_factor:=0.0',
                 '-p', f'duration_s:={DURATION_S}', '-p', 'settle_duration_s:=0.5', '-p', 'seed:=7',
                 '-p', 'wait_for_peers_s:=120.0', '-p', 'odom_noise_m:=0.01')
@@ -74,8 +75,9 @@ def test_unpaced_runs_are_complete_and_identical(ros_env, tmp_path):
         expected = [k * JOINT_STATES_PERIOD_NS for k in range(1, round(DURATION_S * 500) + 1)]
         assert sorted(joint_stamps) == expected, 'joint_states lost or repeated'
         command_stamps = sorted(stamp_ns(m) for m in messages['/joint_commands'])
-        # t = 0 included: the sim holds /clock there until the gait's first command arrives
-        expected_commands = [k * COMMAND_PERIOD_NS for k in range(0, round(DURATION_S * 100) + 1)]
+        # t = 0 included: the sim holds /clock there until the gait's first command arrives; the last
+        # is for the boundary after the end (the gait publishes one period ahead: command_lead_periods)
+        expected_commands = [k * COMMAND_PERIOD_NS for k in range(0, round(DURATION_S * 100) + 2)]
         assert command_stamps == expected_commands, 'a joint_commands period is missing or repeated'
 
     first, second = ([(stamp_ns(m), list(m.position)) for m in run['/joint_states']] for run in runs)
@@ -83,3 +85,17 @@ def test_unpaced_runs_are_complete_and_identical(ros_env, tmp_path):
     # the robot moved (a run that never left the start pose would be trivially identical)
     start_pose, end_pose = sorted(first)[0][1], sorted(first)[-1][1]
     assert max(abs(a - b) for a, b in zip(start_pose, end_pose)) > 0.1
+
+
+def test_the_command_lead_changes_when_the_gait_computes_not_what_the_robot_does(ros_env, tmp_path):
+    """command_lead_periods 1 (the default) hides the /clock -> joint_commands round trip from a
+    lockstepped sim; the sim applies each command at its stamp, so the joint states are those of a
+    gait that computes each command at its own boundary (0)."""
+    record_unpaced_run(ros_env, tmp_path / 'lead_0', '-p', 'command_lead_periods:=0')
+    record_unpaced_run(ros_env, tmp_path / 'lead_1')
+    at_boundary, ahead = (read_bag(tmp_path / name) for name in ('lead_0', 'lead_1'))
+    assert max(stamp_ns(m) for m in at_boundary['/joint_commands']) == round(DURATION_S * 1e9)
+    assert max(stamp_ns(m) for m in ahead['/joint_commands']) == round(DURATION_S * 1e9) + COMMAND_PERIOD_NS
+    first, second = (sorted((stamp_ns(m), list(m.position)) for m in run['/joint_states'])
+                     for run in (at_boundary, ahead))
+    assert len(first) == round(DURATION_S * 500) and first == second

@@ -154,7 +154,7 @@ def recorded_counts(bag: Path) -> dict[str, int]:
 
 
 def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, lockstep: str,
-               sim_args: list[str], logger_args: list[str] = ()) -> NodeRun:
+               sim_args: list[str], logger_args: list[str] = (), gait_args: list[str] = ()) -> NodeRun:
     """RTF of the sim node between its start (peers present) and reaching duration_s, and the
     CPU every process used in that window (read from /proc when the sim logs those two lines)."""
     env = ros_environment(domain_id)
@@ -172,7 +172,8 @@ def bench_node(seconds: float, domain_id: int, sim_module: str, peers: bool, loc
                 stderr=subprocess.DEVNULL, start_new_session=True)
             processes['gait'] = subprocess.Popen(node_words(
                 'cobra_gaits.gait_node', '--params-file', str(GAIT_PARAMS), '-p', f'urdf_path:={URDF}',
-                '-p', 'use_sim_time:=true'), env=env, stdout=subprocess.DEVNULL,
+                '-p', 'use_sim_time:=true', *(word for arg in gait_args for word in ('-p', arg))), env=env,
+                stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             sim = subprocess.Popen(node_words(
@@ -264,6 +265,8 @@ def main() -> int:
     parser.add_argument('--sim-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='extra sim node parameter for the node runs, e.g. contact_forces_period_s:=0.0 '
                              '(to measure what a topic costs); repeatable')
+    parser.add_argument('--gait-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='one more gait parameter, e.g. command_lead_periods:=0 (repeatable)')
     parser.add_argument('--logger-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help="extra logger parameter, e.g. \"topics:=[joint_states,contact/forces/*]\" to record "
                              "an older sim node's topics; repeatable")
@@ -276,7 +279,7 @@ def main() -> int:
         ('node + gait + logger, lockstep (default unpaced)', True, 'auto'),
     ]
     node_results = [bench_node(options.seconds, options.domain_id, options.sim_node, peers, lockstep,
-                               options.sim_arg, options.logger_arg)
+                               options.sim_arg, options.logger_arg, options.gait_arg)
                     for _, peers, lockstep in node_runs]
     bare_after = bench_bare(options.seconds)
     bare = 0.5 * (bare_before + bare_after)

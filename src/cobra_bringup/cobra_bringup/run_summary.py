@@ -38,6 +38,7 @@ HARDWARE_TOPIC_RATES_HZ: dict[str, float] = {
 LOSS_SLACK_MESSAGES = 2  # a message at either end of the span may fall outside the recording
 LOSS_SLACK_FRACTION = 0.001
 MIN_HEAD_EXCURSION_M = 1e-3  # a head that never got this far from its start did not move
+COMMAND_TOPIC = 'joint_commands'
 JOINT_TOPICS = ('joint_commands', 'joint_states')  # their joint names must be the robot's
 TUMBLE_STATE_TOPIC = 'tumble/state'
 TUMBLING_STATE = 'tumbling'
@@ -235,8 +236,11 @@ def tumble_problems(tumble: TumbleSummary | None) -> list[str]:
 
 def count_topics(stamps_s: Mapping[str, np.ndarray],
                  rates_hz: Mapping[str, float]) -> tuple[float, tuple[TopicCount, ...]]:
-    """(span [s], expected vs recorded per topic) over the common header-stamp span."""
-    present = [values for values in stamps_s.values() if len(values)]
+    """(span [s], expected vs recorded per topic) over the common header-stamp span of what was
+    measured: joint_commands are stamped with the time they apply, on sim time a gait period ahead
+    of the /clock that made them (cobra_gaits command_lead_periods), so they do not widen it."""
+    present = [values for name, values in stamps_s.items() if len(values) and name != COMMAND_TOPIC] \
+        or [values for values in stamps_s.values() if len(values)]
     span_s = (max(float(v.max()) for v in present) - min(float(v.min()) for v in present)) if present else 0.0
     counts = tuple(TopicCount(name, rate, len(stamps_s.get(name, ())), int(math.floor(rate * span_s + 1e-9)))
                    for name, rate in rates_hz.items())

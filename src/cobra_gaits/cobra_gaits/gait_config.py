@@ -25,6 +25,9 @@ BASE_PARAMETERS: tuple[Setting, ...] = (
     Setting('gait', 'gait1', 'a name from preset_names (gait1, gait2) | csv | lts | tumble | cmd_vel'),
     Setting('preset_names', ['gait1', 'gait2'], 'names of the sidewinding presets defined in the parameter files'),
     Setting('rate_hz', 100.0, 'joint_commands rate [Hz]', 1.0, MAX_RATE_HZ),
+    Setting('command_lead_periods', 1, 'on sim time: each /clock tick publishes the command for this many periods '
+            'later, stamped with the time it applies (the sim applies it then), so a lockstepped sim does not wait '
+            'for the round trip; 0 = the command for the tick itself. On wall time commands are never ahead', 0, 10),
     Setting('autostart', True, 'start the gait (with its ramp) at startup'),
     Setting('urdf_path', '', 'robot URDF; empty = installed cobra_description'),
     Setting('csv_file', '', 'trajectory CSV for gait:=csv'),

@@ -102,7 +102,7 @@ class GaitNode(Node):
             self._joint_names, source = make_gait_source(p, self._joints)
             if p['gait'] == TUMBLE_GAIT:  # the tumbling latch, with this sidewinding before it
                 source = TumbleController(self, model, self._joints, source, p['tumble'],
-                                          stamp_ns=lambda: self.ticker.last_tick_ns)
+                                          stamp_ns=lambda: self.ticker.time_ns)
         except (GaitError, RobotModelError) as error:
             raise StartupError(str(error)) from error
         self._source = source
@@ -120,7 +120,8 @@ class GaitNode(Node):
         # on sim time /clock is taken by spin_gait, not by rclpy's TimeSource (see the module doc)
         self.on_sim_time = take_over_sim_time(self)
         self.ticker = GaitTicker(source, p['command_subscriber_nodes'], p['command_subscribers_timeout_s'],
-                                 time.monotonic(), period_ns if self.on_sim_time else None)
+                                 time.monotonic(), period_ns if self.on_sim_time else None,
+                                 lead_ns=p['command_lead_periods'] * period_ns)
         self.clock_subscription = self.create_subscription(
             ClockMsg, CLOCK_TOPIC, self.take_clock, CLOCK_QOS, raw=True) if self.on_sim_time else None
         if not self.on_sim_time:
@@ -175,24 +176,25 @@ class GaitNode(Node):
         take_all(self.clock_subscription, self._on_clock, raw=True)
 
     def _on_clock(self, data: bytes) -> None:
-        self._publish(self.ticker.clock(leading_stamp_ns(data), self.command_subscribers, time.monotonic()))
+        self._publish(*self.ticker.clock(leading_stamp_ns(data), self.command_subscribers, time.monotonic()))
 
     def step(self) -> Wait:
         """One round of the sim-time loop: the /clock samples queued, then a held tick if it may go."""
         self.take_clock()
-        self._publish(self.ticker.release_held(self.command_subscribers, time.monotonic()))
+        self._publish(*self.ticker.release_held(self.command_subscribers, time.monotonic()))
         return Wait(EXECUTOR_PERIOD_S, in_executor=False)
 
-    def _publish(self, command: Command | None) -> None:
+    def _publish(self, *commands: Command | None) -> None:
         for text in self.ticker.warnings:
             self.get_logger().warning(text)
         self.ticker.warnings.clear()
-        if command is None:
-            return
         message = self._command_message
-        message.set_stamp_ns(command.stamp_ns)
-        message.position[:] = command.positions_rad
-        self._publish_raw(message.to_bytes())
+        for command in commands:
+            if command is None:
+                continue
+            message.set_stamp_ns(command.stamp_ns)
+            message.position[:] = command.positions_rad
+            self._publish_raw(message.to_bytes())
 
 
 def spin_gait(node: GaitNode) -> None:

@@ -103,8 +103,11 @@ class GaitTicker:
     """
 
     def __init__(self, source: GaitSource, command_subscriber_nodes: Sequence[str], hold_timeout_s: float,
-                 now_s: float, period_ns: int | None = None) -> None:
+                 now_s: float, period_ns: int | None = None, lead_ns: int = 0) -> None:
         self.source = source
+        # sim time: each /clock tick's command is computed for (and stamped) lead_ns later, so a
+        # lockstepped sim finds it waiting at that boundary instead of waiting for the round trip
+        self.lead_ns = lead_ns if period_ns is not None else 0
         self.command_subscriber_nodes = tuple(command_subscriber_nodes)
         self.hold_timeout_s = hold_timeout_s
         self._hold = PeerWait.starting(now_s, hold_timeout_s) if hold_timeout_s > 0.0 else None
@@ -113,12 +116,33 @@ class GaitTicker:
         self.held_tick_ns: int | None = None  # a tick not published yet: a subscriber is missing
         self.warnings: list[str] = []         # for the node to log (and clear)
 
+    @property
+    def time_ns(self) -> int | None:
+        """The gait's present time once it ticked (None before): the newest /clock on sim time (the
+        last command may be stamped `lead_ns` later), the last tick on wall time."""
+        if self.sim_ticker is not None and self.last_tick_ns is not None:
+            return self.sim_ticker.now_ns
+        return self.last_tick_ns
+
     def clock(self, stamp_ns: int | None, subscribers: Callable[[], CommandSubscribers],
-              now_s: float) -> Command | None:
-        """A /clock value (None: unreadable); the command when a tick is due and may go out."""
+              now_s: float) -> list[Command]:
+        """A /clock value (None: unreadable); the commands due when it ticks (see `_commands`)."""
         if stamp_ns is None or (tick_ns := self.sim_ticker.clock(stamp_ns)) is None:
-            return None
-        return self.tick(tick_ns, subscribers, now_s)
+            return []
+        return self._commands(tick_ns, subscribers, now_s)
+
+    def _commands(self, tick_ns: int, subscribers: Callable[[], CommandSubscribers], now_s: float) -> list[Command]:
+        """The command for tick_ns + lead_ns; on the first tick with a lead also the one for tick_ns
+        itself, so that every boundary from the first has one. Empty while the first is held."""
+        stamps = [tick_ns, tick_ns + self.lead_ns] if self.lead_ns and self.last_tick_ns is None else \
+            [tick_ns + self.lead_ns]
+        commands = []
+        for stamp in stamps:
+            command = self.tick(stamp, subscribers, now_s)
+            if command is None:  # held for a missing subscriber (only ever the first tick)
+                break
+            commands.append(command)
+        return commands
 
     def tick(self, now_ns: int, subscribers: Callable[[], CommandSubscribers], now_s: float) -> Command | None:
         if not self._subscribers_present(subscribers, now_s):
@@ -130,12 +154,15 @@ class GaitTicker:
         self.last_tick_ns = now_ns
         return Command(now_ns, self.source.positions().tolist())
 
-    def release_held(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> Command | None:
+    def release_held(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> list[Command]:
         """The tick held back for a missing subscriber, once it is there (or the hold timed out)."""
         if self.held_tick_ns is None or not self._subscribers_present(subscribers, now_s):
-            return None
+            return []
         held, self.held_tick_ns = self.held_tick_ns, None
-        return self.tick(held, subscribers, now_s)
+        if self.sim_ticker is None:
+            command = self.tick(held, subscribers, now_s)
+            return [] if command is None else [command]
+        return self._commands(held, subscribers, now_s)
 
     def _subscribers_present(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> bool:
         """Until the named consumers subscribed and matched, a late one would miss the start."""

@@ -46,14 +46,14 @@ def not_asked() -> CommandSubscribers:
 def test_the_first_tick_is_held_until_the_named_subscribers_are_there_and_goes_out_at_its_boundary():
     source = CountingSource()
     ticker = GaitTicker(source, NAMED, hold_timeout_s=15.0, now_s=0.0, period_ns=PERIOD_NS)
-    assert ticker.clock(0, seen('/sim_node'), now_s=0.1) is None
-    assert ticker.clock(PERIOD_NS, seen('/sim_node'), now_s=0.2) is None
+    assert ticker.clock(0, seen('/sim_node'), now_s=0.1) == []
+    assert ticker.clock(PERIOD_NS, seen('/sim_node'), now_s=0.2) == []
     assert ticker.held_tick_ns == PERIOD_NS  # the newest boundary reached
-    assert ticker.release_held(seen('/sim_node'), now_s=0.3) is None
-    command = ticker.release_held(seen('/logger', '/sim_node'), now_s=0.4)
-    assert command is not None and command.stamp_ns == PERIOD_NS and command.positions_rad == [0.0]
+    assert ticker.release_held(seen('/sim_node'), now_s=0.3) == []
+    [command] = ticker.release_held(seen('/logger', '/sim_node'), now_s=0.4)
+    assert command.stamp_ns == PERIOD_NS and command.positions_rad == [0.0]
     assert ticker.held_tick_ns is None and ticker.warnings == []
-    nxt = ticker.clock(2 * PERIOD_NS + 3, not_asked, now_s=0.5)  # once released, never held again
+    [nxt] = ticker.clock(2 * PERIOD_NS + 3, not_asked, now_s=0.5)  # once released, never held again
     assert nxt.stamp_ns == 2 * PERIOD_NS + 3 and source.advanced_s == [pytest.approx(0.01)]
 
 
@@ -63,7 +63,7 @@ def test_a_foreign_subscriber_does_not_stand_in_for_a_named_one(foreign):
     ticker = GaitTicker(CountingSource(), NAMED, hold_timeout_s=15.0, now_s=0.0)
     for k in range(100):
         assert ticker.tick(k, seen('/sim_node', foreign), now_s=k * 0.1) is None
-    assert ticker.release_held(seen('/sim_node', foreign, '/logger'), now_s=10.0).stamp_ns == 99
+    assert [c.stamp_ns for c in ticker.release_held(seen('/sim_node', foreign, '/logger'), now_s=10.0)] == [99]
     assert ticker.warnings == []
 
 
@@ -128,9 +128,36 @@ def test_a_long_gap_advances_the_gait_by_at_most_max_tick():
 
 def test_unreadable_clock_samples_do_not_tick():
     ticker = GaitTicker(CountingSource(), (), 0.0, 0.0, period_ns=PERIOD_NS)
-    assert ticker.clock(None, not_asked, 0.0) is None
-    assert ticker.clock(0, not_asked, 0.0) is not None
-    assert ticker.clock(PERIOD_NS - 1, not_asked, 0.0) is None
+    assert ticker.clock(None, not_asked, 0.0) == []
+    assert len(ticker.clock(0, not_asked, 0.0)) == 1
+    assert ticker.clock(PERIOD_NS - 1, not_asked, 0.0) == []
+
+
+def test_with_a_lead_each_clock_tick_publishes_the_command_for_a_period_later():
+    """command_lead_periods 1: the sim finds the command for its next boundary waiting; the first tick
+    also covers its own boundary, and the gait advances by whole periods from there."""
+    source = CountingSource()
+    ticker = GaitTicker(source, (), 0.0, 0.0, period_ns=PERIOD_NS, lead_ns=PERIOD_NS)
+    assert [c.stamp_ns for c in ticker.clock(0, not_asked, 0.0)] == [0, PERIOD_NS]
+    assert ticker.clock(PERIOD_NS // 2, not_asked, 0.0) == []
+    assert [c.stamp_ns for c in ticker.clock(PERIOD_NS, not_asked, 0.0)] == [2 * PERIOD_NS]
+    assert [c.stamp_ns for c in ticker.clock(2 * PERIOD_NS, not_asked, 0.0)] == [3 * PERIOD_NS]
+    assert source.advanced_s == [pytest.approx(0.01)] * 3  # t = 0 -> 10 -> 20 -> 30 ms of gait time
+    assert ticker.time_ns == 2 * PERIOD_NS and ticker.last_tick_ns == 3 * PERIOD_NS  # now, and the command's time
+
+
+def test_a_held_first_tick_with_a_lead_goes_out_with_its_successor():
+    ticker = GaitTicker(CountingSource(), NAMED, hold_timeout_s=15.0, now_s=0.0, period_ns=PERIOD_NS,
+                        lead_ns=PERIOD_NS)
+    assert ticker.clock(0, seen('/sim_node'), now_s=0.1) == []
+    assert ticker.held_tick_ns == 0
+    released = ticker.release_held(seen('/logger', '/sim_node'), now_s=0.2)
+    assert [c.stamp_ns for c in released] == [0, PERIOD_NS]
+
+
+def test_on_wall_time_there_is_no_lead():
+    ticker = GaitTicker(CountingSource(), (), 0.0, 0.0, lead_ns=PERIOD_NS)
+    assert ticker.lead_ns == 0 and ticker.tick(123, not_asked, 0.0).stamp_ns == 123
 
 
 def test_preset_tuning_reads_the_chosen_preset_or_zeros():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 LOCKSTEP_MODES = ('auto', 'on', 'off')
 COMMANDS_PEER = 'commands'
@@ -70,3 +71,40 @@ class LockstepGate:
         if logger_present and self.logger_lags(t_s):
             return LOGGER_PEER
         return None
+
+
+MAX_COMMAND_LEAD_S = 1.0
+"""A command stamped up to this far ahead of sim time waits for its time (a gait on sim time
+publishes command_lead_periods ahead); one stamped further ahead, e.g. by a publisher on wall
+time, is applied on arrival, as is one stamped at or before the present."""
+
+
+class CommandQueue:
+    """Joint targets by the sim time they apply at: the sim takes what is due before each control
+    period, so a command computed ahead of its boundary changes the physics exactly there."""
+
+    def __init__(self, tolerance_s: float = 1e-6, max_pending: int = 1000) -> None:
+        self.tolerance_s = tolerance_s
+        self.max_pending = max_pending  # a sim that stopped stepping keeps only the newest
+        self._pending: list[tuple[float, int, Any]] = []  # (apply at [s], arrival order, targets)
+        self._arrivals = 0
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def push(self, stamp_s: float, targets: Any, now_s: float) -> None:
+        """Queue `targets` for `stamp_s` (sim time since t = 0); `now_s` is the sim time now."""
+        apply_at_s = now_s if stamp_s - now_s > MAX_COMMAND_LEAD_S else stamp_s
+        self._arrivals += 1
+        self._pending.append((apply_at_s, self._arrivals, targets))
+        if len(self._pending) > self.max_pending:
+            del self._pending[0]
+
+    def due(self, now_s: float) -> list[Any]:
+        """The targets to apply at sim time `now_s`, in the order they apply (stamp, then arrival;
+        a command may name only some joints); they are taken out."""
+        limit_s = now_s + self.tolerance_s
+        due = sorted((entry for entry in self._pending if entry[0] <= limit_s), key=lambda entry: entry[:2])
+        if due:
+            self._pending = [entry for entry in self._pending if entry[0] > limit_s]
+        return [entry[2] for entry in due]

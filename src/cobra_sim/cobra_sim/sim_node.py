@@ -31,7 +31,7 @@ from cobra_description.robot_model import LATCH_JOINT, RobotModelError, load_rob
 from cobra_sim.clock_origin import since_origin_s, stamp_ns
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams
 from cobra_sim.latch_service import LATCH_SCHEDULE, LatchReply, LatchSchedule, latch_request
-from cobra_sim.lockstep import control_periods_per_command
+from cobra_sim.lockstep import CommandQueue, control_periods_per_command
 from cobra_sim.mjcf import ServoParams
 from cobra_sim.scheduler import Phase, Scheduler, SchedulerConfig
 from cobra_sim.sim_config import (ALLOWED, DYNAMIC_TYPING, PARAMETER_BY_NAME, PARAMETERS, RUNTIME_PARAMETERS,
@@ -81,6 +81,7 @@ class SimNode(Node):
         self._latch_schedule = LatchSchedule(p[LATCH_SCHEDULE.name])
 
         self._command_reader = JointCommandReader()  # both inputs are taken as CDR bytes
+        self._commands = CommandQueue()  # targets apply at their stamps (a gait on sim time computes ahead)
         self.command_sub = self.create_subscription(JointState, 'joint_commands', self._on_command_data, COMMAND_QOS,
                                                     raw=True)
         self.progress_sub = self.create_subscription(
@@ -139,8 +140,9 @@ class SimNode(Node):
                 f'ignoring joint_commands ({verdict.cause}): {verdict.detail} (repeats suppressed for '
                 f'{WARNING_PERIOD_S:g} s; counts in diagnostics)', throttle_duration_sec=WARNING_PERIOD_S)
             return
-        self.sim.set_targets(verdict.positions_rad)
-        scheduler.gate.command_arrived(since_origin_s(message.stamp_ns, scheduler.clock_origin_ns))
+        stamp_s = since_origin_s(message.stamp_ns, scheduler.clock_origin_ns)
+        self._commands.push(stamp_s, verdict.positions_rad, scheduler.time_ns * 1e-9)
+        scheduler.gate.command_arrived(stamp_s)
 
     def _on_logger_progress(self, data: bytes) -> None:
         stamp = leading_stamp_ns(data)
@@ -225,6 +227,8 @@ class SimNode(Node):
 
     def _control_period(self) -> None:
         sim, scheduler = self.sim, self.scheduler
+        for targets in self._commands.due(scheduler.time_ns * 1e-9):
+            sim.set_targets(targets)
         sim.begin_control_period()
         for _ in range(sim.steps_per_control):
             sim.step_physics()
