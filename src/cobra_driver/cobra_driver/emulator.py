@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cobra_driver import control_table as ct
+from cobra_driver.loop_timing import request_realtime
 from cobra_driver.protocol import (
     BROADCAST_ID, HEADER, STATUS_INSTRUCTION, Instruction, Packet, PacketParser, StatusError,
     ALERT_BIT, build_status, crc16,
@@ -307,8 +308,12 @@ class ServoBusEmulator:
     """A daisy chain of emulated servos behind one pty; answers from a background thread."""
 
     def __init__(self, servos: dict[int, ct.ServoModel], *, link_path: str | os.PathLike[str] | None = None,
-                 wire_baud_rate: int | None = None) -> None:
+                 wire_baud_rate: int | None = None, realtime_priority: int = 0) -> None:
         now = time.monotonic()
+        self.realtime_priority = realtime_priority
+        """SCHED_FIFO priority of the answering thread (0: the ordinary scheduler): servos answer in
+        hardware time, so beside a real-time driver loop on a busy machine their stand-in must not
+        queue for a CPU behind it (its late answers would read as servo motion)."""
         self.servos = {servo_id: EmulatedServo(servo_id, model, now=now) for servo_id, model in servos.items()}
         self.link_path = Path(link_path) if link_path is not None else None
         self.wire_baud_rate = wire_baud_rate
@@ -436,6 +441,8 @@ class ServoBusEmulator:
 
     # -- serving ----------------------------------------------------------------------------
     def _serve(self) -> None:
+        if self.realtime_priority:
+            request_realtime(self.realtime_priority)  # refused: the ordinary scheduler, as before
         while not self._stop.is_set():
             fd = self._master_fd
             if fd is None:

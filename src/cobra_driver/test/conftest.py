@@ -24,7 +24,8 @@ def short_gil_switch() -> Iterator[None]:
 
 @pytest.fixture
 def bus(tmp_path) -> Iterator[ServoBusEmulator]:
-    emulator = cobra_bus(link_path=tmp_path / 'ttyCOBRA')
+    # above the driver's loop (SCHED_FIFO 50), as servos answer in hardware time however busy the host
+    emulator = cobra_bus(link_path=tmp_path / 'ttyCOBRA', realtime_priority=60)
     emulator.start()
     yield emulator
     emulator.stop()
