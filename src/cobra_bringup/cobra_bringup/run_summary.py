@@ -236,12 +236,13 @@ def tumble_problems(tumble: TumbleSummary | None) -> list[str]:
 
 def count_topics(stamps_s: Mapping[str, np.ndarray],
                  rates_hz: Mapping[str, float]) -> tuple[float, tuple[TopicCount, ...]]:
-    """(span [s], expected vs recorded per topic) over the common header-stamp span of what was
-    measured: joint_commands are stamped with the time they apply, on sim time a gait period ahead
-    of the /clock that made them (cobra_gaits command_lead_periods), so they do not widen it."""
-    present = [values for name, values in stamps_s.items() if len(values) and name != COMMAND_TOPIC] \
-        or [values for values in stamps_s.values() if len(values)]
-    span_s = (max(float(v.max()) for v in present) - min(float(v.min()) for v in present)) if present else 0.0
+    """(span [s], expected vs recorded per topic) over the header-stamp span: from the first stamp of
+    any topic to the last of what was measured. joint_commands are stamped with the time they apply,
+    on sim time a gait period ahead of the /clock that made them (cobra_gaits command_lead_periods),
+    so their last stamp does not extend the span; their first (t = 0, which the sim holds for it) starts it."""
+    present = [values for values in stamps_s.values() if len(values)]
+    measured = [values for name, values in stamps_s.items() if len(values) and name != COMMAND_TOPIC] or present
+    span_s = (max(float(v.max()) for v in measured) - min(float(v.min()) for v in present)) if present else 0.0
     counts = tuple(TopicCount(name, rate, len(stamps_s.get(name, ())), int(math.floor(rate * span_s + 1e-9)))
                    for name, rate in rates_hz.items())
     return span_s, counts

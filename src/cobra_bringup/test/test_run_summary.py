@@ -310,3 +310,14 @@ def test_every_link_is_checked_from_the_head_pose_and_joint_states_against_the_t
     links_with_shapes = [name for name, link in model.links.items() if link.collisions]
     assert len(ground) == len(links_with_shapes) and all('(rigid)' in p for p in ground)
     assert {p.split()[1] for p in ground} == set(links_with_shapes)
+
+
+def test_commands_computed_a_period_ahead_do_not_stretch_the_span_but_the_first_starts_it():
+    """On sim time the gait stamps each joint_commands with the time it applies, one period after the
+    /clock that made it: the last command (2.01 s) is after the last joint_states (2.0 s)."""
+    from cobra_bringup.run_summary import count_topics
+    stamps = {'joint_commands': np.arange(0, 202) * 0.01, 'joint_states': np.arange(1, 1001) * 0.002}
+    span_s, counts = count_topics(stamps, {'joint_states': 500.0, 'joint_commands': 100.0})
+    assert span_s == pytest.approx(2.0)
+    assert {c.topic: (c.recorded, c.expected) for c in counts} == {'joint_states': (1000, 1000),
+                                                                  'joint_commands': (202, 200)}
