@@ -103,6 +103,8 @@ class CommandQueue:
     def due(self, now_s: float) -> list[Any]:
         """The targets to apply at sim time `now_s`, in the order they apply (stamp, then arrival;
         a command may name only some joints); they are taken out."""
+        if not self._pending:  # the common case, every control period: nothing queued
+            return []
         limit_s = now_s + self.tolerance_s
         due = sorted((entry for entry in self._pending if entry[0] <= limit_s), key=lambda entry: entry[:2])
         if due:
