@@ -353,6 +353,7 @@ def main() -> int:
     print(f'  fast sync read              {diagnostics.get("fast_sync_read")}')
     print(f'  loop scheduling             {diagnostics.get("loop_scheduling")}'
           f'{f"  ({args.busy} busy-loop processes beside it)" if args.busy else ""}')
+    print(f'  executor scheduling         {diagnostics.get("executor_scheduling")}')
     print(f'  bus bytes per cycle         measured {diagnostics.get("bytes_per_cycle")}, expected {expected} '
           f'(plain Sync Read would be {plain})')
     for baud in sorted({args.baud, 1_000_000, 4_000_000}):

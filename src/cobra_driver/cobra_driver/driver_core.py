@@ -123,6 +123,7 @@ class JointDriver:
         self.timing = TimingWindow(size=max(10, int(config.rate_hz * 5)))
         self.scheduler: DeadlineScheduler | None = None
         self.loop_scheduling = LoopScheduling(ORDINARY_SCHEDULING)  # set by run() on the loop thread
+        self.executor_scheduling = LoopScheduling(ORDINARY_SCHEDULING)  # set once by the node's executor thread
         self.read_failures = 0
         self.read_retries = 0
         self.cycles = 0
@@ -624,8 +625,8 @@ class JointDriver:
             read_failures=self.read_failures, read_retries=self.read_retries, bytes_per_cycle=self.bytes_per_cycle,
             expected_bytes_per_cycle=self.expected_bytes_per_cycle(len(self.active_ids)),
             bus_budget=self.bus_budget, cpu_percent=self.cpu.update(),
-            loop_scheduling=self.loop_scheduling.policy + (f' ({self.loop_scheduling.refused})'
-                                                           if self.loop_scheduling.refused else ''),
+            loop_scheduling=self.loop_scheduling.description,
+            executor_scheduling=self.executor_scheduling.description,
             move_to_start_active=self.move_to_start.active, latency_timer_ms=self.latency_timer_ms,
             timing_periods_s=tuple(self.timing.periods_s), timing_bus_s=tuple(self.timing.bus_s),
             consecutive_silent_cycles=self.consecutive_silent_cycles, fault_after_failures=cfg.fault_after_failures,

@@ -119,6 +119,7 @@ class DriverStatus:
     bus_budget: BusBudget
     cpu_percent: float
     loop_scheduling: str
+    executor_scheduling: str
     move_to_start_active: bool
     latency_timer_ms: int | None
     timing_periods_s: tuple[float, ...]  # raw samples: the percentiles are worked out off the loop thread
@@ -158,6 +159,7 @@ def _bus_entry(status: DriverStatus) -> DiagnosticEntry:
         'wire_time_fraction_of_period': f'{budget.fraction:.2f}',
         'cpu_percent': f'{status.cpu_percent:.1f}',
         'loop_scheduling': status.loop_scheduling,
+        'executor_scheduling': status.executor_scheduling,
         'move_to_start': str(status.move_to_start_active),
         'latency_timer_ms': 'none (not an FTDI adapter)' if status.latency_timer_ms is None
         else str(status.latency_timer_ms),

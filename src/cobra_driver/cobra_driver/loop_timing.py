@@ -32,6 +32,11 @@ class LoopScheduling:
     policy: str
     refused: str = ''
 
+    @property
+    def description(self) -> str:
+        """As the diagnostics show it: 'SCHED_FIFO 50', or 'SCHED_OTHER (why it was refused)'."""
+        return f'{self.policy} ({self.refused})' if self.refused else self.policy
+
 
 def request_realtime(priority: int,
                      set_scheduler: Callable[[int, int, os.sched_param], None] | None = None) -> LoopScheduling:
@@ -54,6 +59,18 @@ def request_realtime(priority: int,
         return LoopScheduling(ORDINARY_SCHEDULING, f'{error.strerror or error} (needs root, CAP_SYS_NICE or an '
                                                    f'rtprio limit of at least {priority})')
     return LoopScheduling(f'SCHED_FIFO {priority}')
+
+
+EXECUTOR_PRIORITY = 1
+"""SCHED_FIFO priority of the node's executor thread while the loop is real-time: the lowest, below
+the loop and above every ordinary process. The two threads share the GIL; an executor thread
+preempted by a busy neighbour while it holds the GIL would keep the real-time loop waiting for
+it (priority inversion; see the driver README, Control loop)."""
+
+
+def executor_priority(loop_priority: int) -> int:
+    """The executor thread's SCHED_FIFO priority for a loop at `loop_priority` (0: ordinary)."""
+    return EXECUTOR_PRIORITY if loop_priority > EXECUTOR_PRIORITY else 0
 
 
 class DeadlineScheduler:

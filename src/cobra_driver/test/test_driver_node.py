@@ -132,6 +132,9 @@ def test_commands_move_joints_latch_torque_and_sigint_turns_torque_off(bus, ros_
         # the loop thread asked for SCHED_FIFO 50 (config/driver.yaml): granted to root, refused with a reason else
         expected = 'SCHED_FIFO 50' if os.geteuid() == 0 else 'SCHED_OTHER ('
         assert bus_values['loop_scheduling'].startswith(expected), bus_values
+        # and the executor thread, which shares the GIL with it, the lowest real-time priority
+        expected = 'SCHED_FIFO 1' if os.geteuid() == 0 else 'SCHED_OTHER ('
+        assert bus_values['executor_scheduling'].startswith(expected), bus_values
 
         response = probe.call('latch/set', True)
         assert response.success, response.message

@@ -1,4 +1,5 @@
-"""The loop thread's real-time request: granted, refused with a reason, or not asked for."""
+"""The loop thread's real-time request: granted, refused with a reason, or not asked for; the
+executor thread's priority under a real-time loop."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 
 import pytest
 
-from cobra_driver.loop_timing import ORDINARY_SCHEDULING, request_realtime
+from cobra_driver.loop_timing import EXECUTOR_PRIORITY, ORDINARY_SCHEDULING, executor_priority, request_realtime
 
 
 def test_priority_zero_asks_for_nothing() -> None:
@@ -31,6 +32,14 @@ def test_a_refusal_keeps_the_ordinary_scheduler_and_says_what_would_grant_it() -
     result = request_realtime(50, refuse)
     assert result.policy == ORDINARY_SCHEDULING
     assert os.strerror(errno.EPERM) in result.refused and 'rtprio limit of at least 50' in result.refused
+    assert result.description == f'{ORDINARY_SCHEDULING} ({result.refused})'
+
+
+def test_the_executor_thread_runs_just_above_ordinary_processes_and_below_a_real_time_loop() -> None:
+    assert executor_priority(50) == EXECUTOR_PRIORITY == 1
+    assert executor_priority(2) == 1
+    assert executor_priority(1) == 0  # not beside a loop at the same priority: FIFO would never preempt it
+    assert executor_priority(0) == 0  # an ordinary loop: nothing to protect
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='the kernel grants SCHED_FIFO to root (or with rtprio limits) only')
