@@ -121,6 +121,7 @@ class CobraSim:
         self._apply_terrain_contact_parameters()
         self._contact_body_rows = contiguous_index(self._contact_body_ids)
         self._contact_body_root = self.model.body_rootid[self._contact_body_ids]
+        self._geom_on_robot = self.model.geom_bodyid >= self.root_body_id
         # last wrenches a wrench terrain applied: world force and torque about the link origin
         self._terrain_wrench_world = np.zeros((len(self._contact_body_ids), 6))
         self.targets_rad = np.zeros(len(self.joint_names))
@@ -388,7 +389,30 @@ class CobraSim:
         """[n_bodies, 6]: force [N] and torque about the link ORIGIN [N·m] on each robot body
         (`robot_body_names` order) from the environment, not from other robot bodies, in world
         axes: MuJoCo's contacts plus what a wrench terrain applied. Contacts and link poses are
-        those of the last physics step's start."""
+        those of the last physics step's start.
+
+        MuJoCo sums every external force on a body in C (mj_rnePostConstraint: cfrc_ext, ~1 µs;
+        the contacts one by one in numpy cost 60-175 µs per call, 15 % of the lockstepped sim's
+        CPU). cfrc_ext also holds the latch weld's force and robot-robot contacts: while either
+        acts, the contacts are summed one by one instead."""
+        if self.latched or self._robot_touches_itself():
+            return self._contact_wrenches_world_by_contact()
+        mujoco.mj_rnePostConstraint(self.model, self.data)
+        rows, data = self._contact_body_rows, self.data
+        external = data.cfrc_ext[rows]  # [torque about the root's subtree COM, force], world axes
+        force = external[:, 3:]
+        wrenches = np.empty((len(self._contact_body_ids), 6))
+        wrenches[:, :3] = force
+        wrenches[:, 3:] = external[:, :3] + cross_rows(data.subtree_com[self._contact_body_root] - data.xpos[rows],
+                                                       force)
+        return wrenches
+
+    def _robot_touches_itself(self) -> bool:
+        """A contact between two robot bodies (in the last step's contact list)."""
+        return self.data.ncon > 0 and bool(self._geom_on_robot[self.data.contact.geom].all(axis=1).any())
+
+    def _contact_wrenches_world_by_contact(self) -> np.ndarray:
+        """contact_wrenches_world from the contact list: robot-robot contacts left out."""
         wrenches = np.zeros((self.model.nbody, 6))
         if self.terrain.applies_wrenches:
             wrenches[self._contact_body_ids] = self._terrain_wrench_world

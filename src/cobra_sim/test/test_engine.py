@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cobra_description.robot_model import load_robot_model
+from cobra_gaits.curl_pose import curl_pose
 from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams
 from cobra_sim.engine import CobraSim, SimConfigError, SimParams
 from cobra_sim.terrain import RigidGround
@@ -172,3 +173,30 @@ def test_link_frame_wrenches_rotated_to_world_balance_the_weight_about_the_com(r
     arms = sim.data.xpos[ids] - sim.center_of_mass()
     moment_about_com = (np.cross(arms, force) + torque).sum(axis=0)
     np.testing.assert_allclose(moment_about_com, 0.0, atol=0.01 * weight_n * 0.01)  # < 1 % of W·1 cm
+
+
+def test_summed_external_forces_are_the_environment_contacts_one_by_one(robot):
+    """While sidewinding (contacts come and go), MuJoCo's summed external forces (cfrc_ext, the
+    fast path) give each link the wrench of its environment contacts summed one by one from the
+    contact list (mj_contactForce's frames); over-curled until the robot touches itself, the
+    robot-robot contacts are left out, which cfrc_ext alone would count."""
+    joints = robot.gait_joints()
+    generator = SidewindingGenerator([j.axis_kind for j in joints], SidewindingParams(FREQUENCY_HZ, 0.35, 0.70))
+    generator.ramp.start()
+    names = [j.name for j in joints]
+    sim = make_sim(robot)
+    contacts_seen = 0
+    for _ in range(30):
+        sim.run(0.1, lambda t: (generator.advance(sim.params.control_period_s), dict(zip(names, generator.positions())))[1])
+        assert not sim.latched and not sim._robot_touches_itself()
+        contacts_seen += sim.data.ncon
+        np.testing.assert_allclose(sim.contact_wrenches_world(), sim._contact_wrenches_world_by_contact(), atol=1e-9)
+    assert contacts_seen > 30
+
+    over_curled = {name: 1.6 * value for name, value in curl_pose(robot, joints).as_dict().items()}  # head past tail
+    sim.run(4.0, lambda t: {name: min(1.0, t / 3.0) * value for name, value in over_curled.items()})
+    assert sim._robot_touches_itself()
+    reported = sim.contact_wrenches_world()
+    np.testing.assert_allclose(reported, sim._contact_wrenches_world_by_contact(), atol=1e-12)
+    mujoco.mj_rnePostConstraint(sim.model, sim.data)
+    assert np.abs(sim.data.cfrc_ext[sim.root_body_id:, 3:]).sum() > np.abs(reported[:, :3]).sum() + 0.1

@@ -87,6 +87,13 @@ def test_weld_holds_the_loop_closed_against_the_servos_and_release_lets_it_open(
     assert np.abs(sim.data.efc_pos[rows]).max() < 1e-3
     distances = straighten(sim, 2.0)
     assert np.abs(sim.joint_efforts()[:11]).max() > 10.0  # the servos do pull at their torque limit
+    # contact/forces shows the ground's wrenches, not the weld's pull on head and tail (MuJoCo's
+    # summed external forces, cfrc_ext, hold both: the engine sums the contacts instead)
+    reported = sim.contact_wrenches_world()
+    np.testing.assert_allclose(reported, sim._contact_wrenches_world_by_contact(), atol=1e-12)
+    mujoco.mj_rnePostConstraint(sim.model, sim.data)
+    head = sim.robot_body_names.index('base_link')
+    assert np.abs(sim.data.cfrc_ext[sim.root_body_id + head, 3:] - reported[head, :3]).max() > 1.0
     assert max(abs(d - engaged_distance_m) for d in distances) < 0.005
     assert sim.set_latched(False) is True and not sim.latched
     assert straighten(sim, 2.0)[-1] > 1.0  # released, the chain opens
