@@ -393,9 +393,9 @@ class CobraSim:
 
         MuJoCo sums every external force on a body in C (mj_rnePostConstraint: cfrc_ext, ~1 µs;
         the contacts one by one in numpy cost 60-175 µs per call, 15 % of the lockstepped sim's
-        CPU). cfrc_ext also holds the latch weld's force and robot-robot contacts: while either
-        acts, the contacts are summed one by one instead."""
-        if self.latched or self._robot_touches_itself():
+        CPU). cfrc_ext also holds the forces of active equality constraints (the latch weld) and
+        robot-robot contacts: while either acts, the contacts are summed one by one instead."""
+        if (self.model.neq and self.data.eq_active.any()) or self._robot_touches_itself():
             return self._contact_wrenches_world_by_contact()
         mujoco.mj_rnePostConstraint(self.model, self.data)
         rows, data = self._contact_body_rows, self.data
