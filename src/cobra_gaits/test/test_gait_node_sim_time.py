@@ -38,9 +38,8 @@ def test_a_gait_waking_late_commands_every_boundary_it_crossed(ros_env, ros_node
         assert stamps_ms(commands) == [0.0, 10.0]
         # the process is stopped while 25 ms of a 1 kHz clock arrive (its /clock queue holds 20 ms):
         # it wakes to a backlog crossing two boundaries. Stopped only once every thread of it sleeps:
-        # a process stopped in the middle of a DDS delivery may lose what arrives meanwhile (a CI run
-        # stopped it just after its first command and it never saw the backlog), which is not what
-        # this test is about
+        # a CI run stopped it just after its first command and it never saw the backlog, most likely
+        # because it was stopped in the middle of a DDS delivery, which is not what this test is about
         spin_until(ros_node, lambda: all_threads_asleep(process.pid), 30.0)
         process.send_signal(signal.SIGSTOP)
         for k in range(1, 26):
