@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cobra_analysis.bag_reader import JOINT_COMMANDS
 from cobra_analysis.ground_check import ground_from_custom_data, robot_body_tracks, sunk_body_problems
 from cobra_common.bags import open_bag, read_custom_data, topic_matches
 from cobra_common.cdr import header_stamp_s
@@ -38,7 +39,6 @@ HARDWARE_TOPIC_RATES_HZ: dict[str, float] = {
 LOSS_SLACK_MESSAGES = 2  # a message at either end of the span may fall outside the recording
 LOSS_SLACK_FRACTION = 0.001
 MIN_HEAD_EXCURSION_M = 1e-3  # a head that never got this far from its start did not move
-COMMAND_TOPIC = 'joint_commands'
 JOINT_TOPICS = ('joint_commands', 'joint_states')  # their joint names must be the robot's
 TUMBLE_STATE_TOPIC = 'tumble/state'
 TUMBLING_STATE = 'tumbling'
@@ -241,7 +241,7 @@ def count_topics(stamps_s: Mapping[str, np.ndarray],
     on sim time a gait period ahead of the /clock that made them (cobra_gaits command_lead_periods),
     so their last stamp does not extend the span; their first (t = 0, which the sim holds for it) starts it."""
     present = [values for values in stamps_s.values() if len(values)]
-    measured = [values for name, values in stamps_s.items() if len(values) and name != COMMAND_TOPIC] or present
+    measured = [values for name, values in stamps_s.items() if len(values) and name != JOINT_COMMANDS] or present
     span_s = (max(float(v.max()) for v in measured) - min(float(v.min()) for v in present)) if present else 0.0
     counts = tuple(TopicCount(name, rate, len(stamps_s.get(name, ())), int(math.floor(rate * span_s + 1e-9)))
                    for name, rate in rates_hz.items())

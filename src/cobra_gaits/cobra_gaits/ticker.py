@@ -159,10 +159,7 @@ class GaitTicker:
         if self.held_tick_ns is None or not self._subscribers_present(subscribers, now_s):
             return []
         held, self.held_tick_ns = self.held_tick_ns, None
-        if self.sim_ticker is None:
-            command = self.tick(held, subscribers, now_s)
-            return [] if command is None else [command]
-        return self._commands(held, subscribers, now_s)
+        return self._commands(held, subscribers, now_s)  # on wall time (no lead): the held tick alone
 
     def _subscribers_present(self, subscribers: Callable[[], CommandSubscribers], now_s: float) -> bool:
         """Until the named consumers subscribed and matched, a late one would miss the start."""
