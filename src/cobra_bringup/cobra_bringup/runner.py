@@ -37,7 +37,12 @@ EXIT_BAD_ARGUMENTS = 2
 
 
 def package_prefix(package: str) -> Path:
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    except ImportError:  # a Python without ROS 2: install/setup.bash sourced, the venv not activated
+        raise BringupError(f'this Python ({sys.executable}) has no ROS 2 (ament_index_python): run the runner with '
+                           'the venv scripts/setup.sh made, .venv/bin/python -m cobra_bringup.runner ..., or '
+                           'source .venv/bin/activate first') from None
     try:
         return Path(get_package_prefix(package))
     except (PackageNotFoundError, OSError, ValueError):

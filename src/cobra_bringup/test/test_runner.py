@@ -126,3 +126,13 @@ def test_simulation_keeps_a_ros_domain_id_from_the_environment(monkeypatch):
     monkeypatch.setenv('ROS_DOMAIN_ID', '42')
     environment, claim = runner.simulation_environment()
     assert environment['ROS_DOMAIN_ID'] == '42' and claim is None
+
+
+def test_a_python_without_ros_gets_one_message_naming_the_venv(monkeypatch, capsys):
+    """install/setup.bash sourced in a shell whose python is the system's: no traceback, exit 2."""
+    from cobra_bringup import runner
+    monkeypatch.setitem(sys.modules, 'ament_index_python', None)  # import fails as without ROS 2
+    monkeypatch.setitem(sys.modules, 'ament_index_python.packages', None)
+    assert runner.main(['sidewind.launch.py', 'use_sim:=true']) == runner.EXIT_BAD_ARGUMENTS
+    error = capsys.readouterr().err
+    assert error.count('\n') == 1 and 'has no ROS 2' in error and '.venv/bin/python -m cobra_bringup.runner' in error
