@@ -1,16 +1,8 @@
 """Did a body fall through or off the ground? A pure check for the run summary and the report.
 
-A simulated body can end up under the terrain: a robot that walked off a finite soil patch
-fell to z = -77 km while its run "succeeded" (issue 17). Every terrain here is a flat plane
-(the rigid ground optionally sloped, descending along +x) or soil whose undeformed surface is
-such a plane, so "under the ground" is measured from that plane at the body's (x, y). A body
-that is further below it than its own size (the diameter of the sphere about its collision
-shapes' centre that holds them) is not sunk into soft soil any more: it went through or off
-the ground, and the run's numbers are meaningless (a PROBLEM line).
-
-Bodies: the head track (ground_truth/odom, else odom: base_link's pose) and, given the URDF,
-every link with collision geometry placed by forward kinematics from the head pose and
-joint_states. No ROS, no bag I/O: callers hand in arrays (see `robot_body_tracks`).
+A body further below the terrain's plane than its own size went through or off the ground, and the
+run's numbers are meaningless (a PROBLEM line). No ROS, no bag I/O: callers hand in arrays (see
+`robot_body_tracks`). Design notes: the package README, "cobra_analysis.ground_check".
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Report section "commanded against achieved velocity": the cmd_vel a bag recorded (gait:=cmd_vel:
 teleop or navigate_node) against the motion of the body, window by window.
 
-The command is held from each message until the next, and counts as zero once it is older than
-the gait node's cmd_vel_timeout_s (0.5 s), as the gait node treats it. The achieved velocity is
-the body's (the command is the body's), in the body frame of the window: the body pose is the
-centroid and principal axis of the link origins, by the URDF's forward kinematics (custom_data's
-cobra.robot) at the bag's joint_states, placed by the head track; the lateral speed is the
-displacement of the smoothed centroid along the left normal of the window's mean heading, the yaw
-rate the change of the smoothed, unwrapped axis. Without joint states the head track stands in,
-less what a turn adds at the head (yaw rate x its distance ahead of the body's centre).
-The ratios are medians over the steady windows (the command unchanged over the window and the
-one before, so the gait's ramps have settled). Smoothing over smooth_s (2.5 s, one cycle at
-0.4 Hz) takes out most of the wave's wobble (the head alone swings +-23 deg and +-6 cm on COBRA).
-cmd_vel has no header: its log time is what the bag holds (in sim, the logger logs it at the
-newest sim stamp).
+How the command is held, how the body's velocity is measured and which windows count: the package
+README, "cobra_analysis.velocity_tracking".
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """What a run was, written into its bag: the logger's `custom_data` (metadata.yaml custom_data).
 
-cobra_analysis reads these keys to identify a bag without guessing from its commands (see
-src/cobra_analysis/README.md, "Identification" and "Provenance"):
-
-| key | value |
-| --- | --- |
-| `cobra.launch_file` | sidewind.launch.py, lts.launch.py or tumble.launch.py |
-| `cobra.robot` | cobra or tsnake |
-| `cobra.class` | `sim` (use_sim:=true) or `robot` |
-| `cobra.terrain` | sim only: the terrain model, with ` <slope> deg` when the ground is tilted |
-| `cobra.slope_deg`, `cobra.terrain_file` | sim only (terrain_file only when given) |
-| `cobra.gait.<parameter>` | the gait node's parameters the bringup knows: gait, direction, rate_hz, ramp_duration_s; a sidewinding preset's frequency_hz and amplitudes (config/gait.yaml and params_file); lts_preset with lts_a0_rad_s, lts_a1_rad_m_s, lts_omega_t_rad_s and frequency_hz = abs(omega_t) / 2 pi; csv_file |
-| `cobra.git_rev` | `git describe --always --dirty` of the sources the bringup runs from; absent outside a git checkout |
-
-Values are strings (rosbag2's custom_data is a string map); numbers are written with repr, so
-they parse back exactly. No ROS imports: node_set calls it for both front ends.
+cobra_analysis reads these keys to identify a bag without guessing from its commands; the keys: the
+package README, "cobra_bringup.run_metadata". Values are strings, numbers written with repr so they
+parse back exactly. No ROS imports: node_set calls it for both front ends.
 """
 
 from __future__ import annotations
@@ -101,7 +89,7 @@ def gait_entries(gait: str, direction: str, lts_preset_name: str, csv_file: str,
 
 def run_custom_data(launch_file: str, robot: str, use_sim: bool, terrain: str, slope_deg: float,
                     terrain_file: str, gait: Mapping[str, Any], git_rev: str | None) -> list[str]:
-    """The logger's custom_data parameter: `key=value` strings, keys as in the module doc."""
+    """The logger's custom_data parameter: `key=value` strings, keys as in the package README."""
     data: dict[str, Any] = {'launch_file': launch_file, 'robot': robot,
                             'class': SIM_CLASS if use_sim else ROBOT_CLASS}
     if use_sim:

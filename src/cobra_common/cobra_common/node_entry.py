@@ -1,23 +1,8 @@
 """Stop signals of a COBRA node process, from its first line: the console entry points start here.
 
-A node module imports rclpy, numpy, scipy, MuJoCo... for a second or more. A bringup whose
-driver finds no serial port stops every other node during exactly that time, and Python's own
-SIGINT handler then raised KeyboardInterrupt inside whichever import ran: a traceback and a
-"process has died" for a node that was only asked to stop. So each package's console scripts
-point at its `entry_points` module, whose functions call `run_node_module` with the node's
-module name; this module imports only the standard library, installs the stop handlers and
-only then imports the node module.
-
-The handlers are the ones every node keeps (cobra_common.ros_entry re-exports them): the first
-SIGINT or SIGTERM records the stop, from then on SIGINT is ignored and SIGTERM terminates at
-once, and it raises KeyboardInterrupt only where the node can be interrupted (`STOP.deferred`
-false). While the node module is being imported a stop is only recorded: the import completes
-and the process exits 0 without starting the node. A stop at any later point before the node's
-own handling (rclpy.init, building the node) ends in exit 0 here, too.
-
-The pip-mode runner starts the nodes with SIGINT and SIGTERM blocked, so that a signal sent in
-the interpreter's first milliseconds (before any code of ours runs) waits, pending, until
-`install_stop_handlers` unblocks it here.
+A node module's imports take a second or more, and a stop during them must not end in a traceback:
+this module imports only the standard library, installs the stop handlers and only then imports the
+node module (`run_node_module`). Design notes: the package README, "cobra_common.node_entry".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The node runtime: the one hot loop, raw takes, stopping, peer waits, sim time and flushing.
 
-Every COBRA node is a thin shell over a ROS-free core; this is the loop that shell runs. A node
-with a loop of its own (the sim, DEM, gait on sim time, logger) gives `NodeLoop.run` a `step`
-that does its work and says how long the loop may then wait and on what (`Wait`); the loop
-serves the executor (services, parameters, timers) every `executor_period_s` of wall time
-instead of after every step: an executor round costs 0.3-0.4 ms, more than a step or a write.
-Plain nodes spin with `spin_node` (cobra_common.ros_entry), which is the same loop without a step.
-
-Stopping: inside a NodeLoop a SIGINT/SIGTERM only sets `stop_requested()` (ros_entry.deferred_stop),
-so it never lands mid-step or mid-write; every wait is bounded, so the loop sees it within one
-wait (at most 0.1 s). What a node does after it (the logger's `drain`, the DEM worker's stop)
-still runs inside the loop's context, with the executor attached.
+Every COBRA node is a thin shell over a ROS-free core; this is the loop that shell runs (`NodeLoop`;
+plain nodes spin with `spin_node`, the same loop without a step). Design notes: the package README,
+"Node runtime".
 """
 
 from __future__ import annotations

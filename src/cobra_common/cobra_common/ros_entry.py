@@ -1,20 +1,8 @@
 """Node entry-point plumbing shared by the COBRA nodes: clean shutdown and clear startup errors.
 
-Every node module uses it; libraries never import it (they stay testable without rclpy).
-
-Stopping: the first SIGINT or SIGTERM ends `spin_node` after the running callback (or raises
-KeyboardInterrupt outside it), and `spin_node` wakes at least every SPIN_WAKE_PERIOD_S of wall
-time so that the Python handler runs even when the wait set has nothing due (with use_sim_time
-and /clock stopped a timer never fires and a plain `rclpy.spin` blocks in rcl_wait for ever).
-Once a node is stopping, a repeated SIGINT (`ros2 launch` delivers Ctrl-C twice: from the
-terminal and forwarded) is ignored, so it can never land in the cleanup; SIGTERM then takes its
-default action (terminate at once), which is what a supervisor that escalates means by it.
-
-The handlers live in cobra_common.node_entry (stdlib only), which the console entry points run
-first, so that a stop during the node module's imports is quiet too.
-
-Startup errors: `StartupError` (one class for all nodes, exit code 2); `declare` turns rclpy's
-parameter exceptions into one naming the parameter, the value given and the allowed range.
+Every node module uses it; libraries never import it (they stay testable without rclpy). `spin_node`
+stops on the first SIGINT or SIGTERM; `StartupError` (exit code 2) and `declare` name the bad
+parameter. Design notes: the package README, "cobra_common.ros_entry".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """DEM terrain in ROS mode: runs a DEM scenario (config/dem/) and publishes the sim's topics.
 
-Slow (a LAMMPS bed runs far below real time) but the same contract as sim_node: `/clock` (sim
-time, one tick per body sample), `odom` and `ground_truth/odom` (identical: no VIO noise),
-`contact/forces` (ContactWrenches with the one body), `terrain/heightmap` (the particle surface), `/tf` odom -> body,
-`diagnostics` with the progress and ETA. Message conventions: cobra_dem.ros_mode.
-
-The engine runs in a worker thread (ros_mode.SampleStream): its steps are long C calls during
-which Python cannot run a signal handler, so the main thread keeps serving ROS and a stop signal
-ends the node at once: once samples flow the running LAMMPS chunk is cut short
-(`force_timeout`) and the run is closed cleanly; while the bed or the body is still settling the
-worker is abandoned with the process (the settled-bed cache is written atomically, so nothing
-half-written is left). With duration reached the node flushes its reliable publishers and exits 0.
+Slow (a LAMMPS bed runs far below real time) but the same contract as sim_node; the engine runs in a
+worker thread, so a stop signal ends the node at once. Topics and stopping: the package README,
+"ROS mode"; message conventions: cobra_dem.ros_mode.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Closed-form terramechanics from the literature: the references `validate_terrain` checks SCM against.
 
-Written from the textbook laws, independently of `cobra_soil` (no shared code, no fitted
-constants), so that agreement means something:
-- Bekker's pressure-sinkage law for a plate, p = (k_c/b + k_phi) z^n (Bekker, *Theory of Land
-  Locomotion*; Wong, *Theory of Ground Vehicles*, ch. 2);
-- Janosi-Hanamoto shear, tau = (c + sigma tan phi)(1 - exp(-j/k)), for a plate dragged over its own
-  length and for a body held by a constant force below its limit;
-- Bekker's sinkage of a towed rigid wheel, z0 = [3W / ((3 - n)(k_c + b k_phi) sqrt(D))]^(2/(2n+1)),
-  and the exact integrals it approximates (front half loaded; a wheel pressed in at rest);
-- the Wong-Reece rigid-wheel model (Wong & Reece 1967; Wong, *Theory of Ground Vehicles*):
-  entry angle from the sinkage, max-stress angle theta_m = (c1 + c2 i) theta_1, front and rear
-  normal stress, shear displacement j(theta), load, drawbar pull and torque integrated over the
-  contact arc, the sinkage solved from the load for each slip, and the zero-drawbar-pull slip.
-
-Units are SI throughout: m, N, Pa, rad. b is always Bekker's b (the smaller dimension of the
-contact: a wheel's width, a strip plate's width); SCM's patch b = 2A/L is a different quantity and
-callers pass whichever b they mean.
+Written from the textbook laws (Bekker, Janosi-Hanamoto, Wong-Reece), independently of `cobra_soil`
+(no shared code, no fitted constants), so that agreement means something. Units are SI throughout.
+Which laws, and which b: the package README, "cobra_experiments.terramechanics".
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Tumbling runs on the slope world, engine-level (no ROS): what the latched COBRA loop does.
 
-Two starts:
-- 'sequence': the gait's own tumbling sequence (cobra_gaits.tumbling.TumbleMachine, the curl pose
-  of cobra_gaits.curl_pose) plays from straight on the slope, head pointing downhill: curl,
-  latch/set (the sim's weld), tumbling while holding the curl, then release and uncurl.
-- 'rest': the loop is curled and latched on level ground, then put at rest, upright, onto the
-  slope (turned by the slope about the origin): does it roll from rest?
-
-Measured while latched: COM speed along the slope, the loop's roll rate (angular velocity about
-the slope's cross axis, world y), distance rolled, peak normal force per link (contact force
-along the slope normal, sampled every control period), and the loop's effective rolling radius
-v / ω. The DEM wheel of the thesis (seed facts §19-23, §28) rolls at a PRESCRIBED ω_r = π/4 rad/s
-with r = 0.20 m (v_ref = 0.157 m/s), m = 6.0 kg: its figures sit beside ours, not as a target.
+Two starts, 'sequence' (the gait's own tumbling sequence from straight) and 'rest' (a latched curl
+put at rest on the slope), and what is measured while latched: the package README,
+"cobra_experiments.tumble_run".
 """
 
 from __future__ import annotations

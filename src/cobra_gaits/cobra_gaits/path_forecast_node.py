@@ -1,18 +1,8 @@
 """Path forecast node: the predicted path of the gait being played, as nav_msgs/Path.
 
-Beside the gait node (issue 12): it takes the gait node's sidewinding tunables (frequency_hz,
-amplitude_vertical_rad, amplitude_horizontal_rad, direction, and gait) once with a parameter
-client as soon as the gait node's services are up, then from /parameter_events (filtered on
-the gait node's name), so a retune or a restarted gait node is seen at once. It forecasts
-`cycles` cycles with the contact-weighted predictor (cobra_gaits.predictor.gait_path) and places
-them at the latest `odom` pose (the odom origin until one came), then publishes on
-`gait/predicted_path` (latched) in frame `<frame_prefix>odom`: on every change of the gait
-parameters and every republish_period_s from the current pose.
-
-The forecast (FK + predictor, ~5 ms for 3 cycles x 50 shapes) runs on a worker thread that
-takes only the newest request; the callbacks (odom, parameter events, timer) only store values
-and hand over. The forecast in the robot's frame is cached per gait, so a republish from a new
-pose only moves it (microseconds).
+Beside the gait node (issue 12): it follows the gait node's sidewinding parameters, forecasts
+`cycles` cycles with the contact-weighted predictor and publishes them from the latest `odom` pose
+on `gait/predicted_path`. Design notes: the package README, "cobra_gaits.path_forecast_node".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The gait node's core: when to tick, what a tick commands, and which parameter values can run; no rclpy.
 
-A tick advances the gait source by the time since the last one (at most MAX_TICK_S: a paused
-sim or a suspended host must not jump the gait phase) and commands its positions, stamped with
-the tick time. The first command is held until the named subscriber nodes (the sim or driver, and
-the logger when recording) subscribed and matched, at most `hold_timeout_s`: a late one would miss
-the start. They are waited for by name, not by count: any other joint_commands subscriber in the
-domain (a `ros2 topic echo`, rqt, a test probe) would otherwise stand in for a missing one. A held
-tick is the newest boundary reached, which a lockstepped sim waits for exactly.
-
-The parameter rules are here too (cobra_gaits.gait_node declares what they judge): the tuning
-defaults come from the chosen sidewinding preset, the LTS overrides default to the LTS preset's own
-values and need gait:=lts, and a retune must keep a sidewinding gait within the joints' speed limits.
+A tick advances the gait source and commands its positions; the first command is held until the
+named subscriber nodes are there. Design notes: the package README, "cobra_gaits.ticker" and
+"Holding the first command".
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Maps the camera's device clock to ROS time without jumps or reordering.
 
-Each frame carries a device timestamp d and is received at ROS time r. r − d = offset + latency
-with latency ≥ 0, so the smallest r − d over a recent window is the best estimate of the offset
-(the frame that came through fastest). The applied offset follows that estimate but may change
-at most `max_slew` seconds per second of device time (crystal drift is ~1e-5, so 1e-3 leaves a
-wide margin; during the first `settle_s` after anchoring `settle_slew` lets it converge faster), which keeps stamps free of jumps and strictly ordered for increasing device time.
-
-When the two clocks disagree by more than `reanchor_threshold_s` (device time reset after a
-reconnect, a file played back in a loop, host clock stepped), the mapping re-anchors at once and
-reports it: that is a real discontinuity, better stated than hidden behind a long slew.
-
-With RealSense global time enabled, librealsense already converts to host-clock milliseconds;
-the same mapping then only removes the small residual offset to ROS time.
+The offset is the smallest r − d over a recent window (the frame that came through fastest), applied
+with a bounded slew; a large disagreement re-anchors at once and is reported. Design notes: the
+package README, "Clock mapping".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """SLAM poses -> continuous base_link odometry: loss, jump and reset handling, twist, covariance.
 
-Policy (documented in the README):
-- A pose whose stamp is not later than the previous one is rejected (event `backwards`).
-- A pose that moves base_link further than physically possible since the previous accepted pose
-  (`max_linear_speed_m_s`·dt + `jump_margin_m`, same for rotation) is a relocalisation or map
-  jump: the camera-to-odom anchor is re-set so that odom continues from the last published pose
-  (event `jump`), never teleporting.
-- After a tracking reset reported by the wrapper (state back to NOT_INITIALIZED, i.e. a new map
-  with a new origin) the next pose re-anchors the same way (event `reset`).
-- No pose for `stale_timeout_s`: event `stale`; the next pose is then checked against the
-  displacement possible over the whole gap (event `recovered`).
-- Twist is the finite difference of consecutive base poses in the base frame, low-pass
-  filtered with time constant `twist_time_constant_s`; it is not differentiated across a jump
-  or across a gap longer than `max_twist_gap_s`.
-- Covariance: diagonal from the configured standard deviations, scaled by
-  `degraded_covariance_scale` while tracking is not OK or stale, and for `degraded_hold_s` after a
-  jump/reset (the anchor itself is uncertain then).
+Odom never teleports: a backwards stamp is rejected, a jump or a tracking reset re-anchors so that
+odom continues from its last published pose, a silent SLAM is reported stale. The policy and its
+parameters: the package README, "Loss, jumps, resets".
 """
 
 from __future__ import annotations

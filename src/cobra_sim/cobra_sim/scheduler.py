@@ -1,22 +1,8 @@
-"""When the sim steps: the sim node's scheduling as explicit states; no rclpy.
+"""When the sim steps: the sim node's scheduling as explicit states
+(WAITING_FOR_PEERS -> (HOLDING_T0) -> RUNNING <-> LOCKSTEP_HOLD -> FINISHED); no rclpy.
 
-    WAITING_FOR_PEERS -> (HOLDING_T0) -> RUNNING <-> LOCKSTEP_HOLD -> FINISHED
-
-- WAITING_FOR_PEERS (wait_for_peers_s > 0): sim time stays at 0 until the recorder's
-  subscriptions and the gait's publisher are there, at most wait_for_peers_s of wall time: a node
-  that starts late (a slow import on a loaded machine) must not miss the run's start.
-- HOLDING_T0 (wait_for_commands): the peers are present but the gait's first joint_commands has
-  not arrived; the gait sends it only once all its subscribers matched, which DDS can take
-  seconds to report. /clock repeats t = 0 meanwhile, so a gait on sim time has a time to stamp it.
-- RUNNING: one control period per `decide`; paced (real_time_factor > 0) it waits while ahead
-  of the wall clock.
-- LOCKSTEP_HOLD (cobra_sim.lockstep): at a command boundary, until the gait's command for it
-  arrived and the logger kept up; a peer without a publisher is not waited for. At the end of
-  duration_s it gives up after lockstep_peer_timeout_s; before that it only warns, every that long.
-- FINISHED: duration_s of sim time reached.
-
-The node calls `decide(now_s, peers)` in its loop and runs a control period when told to
-(`stepped()` after it); the node drains `logs` and publishes /clock when `clock_due`.
+The node calls `decide(now_s, peers)` in its loop and runs a control period when told to (`stepped()`
+after it). Each state: the package README, "cobra_sim.scheduler".
 """
 
 from __future__ import annotations

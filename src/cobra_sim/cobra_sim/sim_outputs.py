@@ -1,18 +1,8 @@
 """The sim's topics at the edge: the publishers and the ready CDR messages of one control period.
 
-rclpy's Publisher.publish wraps the C call in a handle context and a type check, which costs
-more than publishing preserialized bytes: the hot topics go out as ready CDR (cobra_common.cdr)
-through publish_raw. /clock is published once per command period (the gait's tick), not per
-physics step (a sample costs ~25 µs of the sim's CPU and one callback in every node on sim time);
-all links' contact wrenches go in one cobra_interfaces/ContactWrenches (per-link WrenchStamped
-only for RViz, contact_forces_per_link).
-
-Samples are queued and sent together when the sim stops stepping (a pacing wait, a lockstep hold,
-the end of a batch) and before each /clock: unpaced, the five control periods of a command period
-go out as one burst, in the order they were stamped. A lone publish wakes each subscriber and costs
-FastDDS a cold path (~30 µs of the sim's CPU here); in a burst it costs ~2–10 µs and the
-subscribers take the whole burst in one wake. Paced, the sim waits after every control period, so
-each sample still leaves on its own period.
+The hot topics go out as ready CDR through publish_raw, /clock once per command period, and samples
+in bursts, each to cut the sim's CPU per message. Design notes: the package README,
+"cobra_sim.sim_outputs".
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Terrain models behind one small interface, so adding one is adding a class, not editing the sim.
 
-A terrain may add world geometry to the MJCF (`world_xml`) and physics options
-(`option_attributes`), set the contact attributes of the robot's collision geoms
-(`robot_geom_attributes`, then per geom on the compiled model with `robot_contact_parameters`).
-A *wrench terrain* (`applies_wrenches`: SCM soil, compliant ground) gets each robot body's
-collision shapes, mass and name once (`setup`), then every physics step the bodies' state after
-`mj_step1` (`wrenches`) and returns world forces and torques about the body origins, which the
-engine applies through `xfrc_applied` before `mj_step2` and reports as the contact wrenches.
-
-Terrains are found by name in `TERRAINS` (the registry): an entry names the factory as
-'module:attribute', imported on first use, so the rigid ground never imports numba, and a new
-terrain module joins by adding one entry (or `register_terrain`), not by editing the sim loop.
-Per-model parameters come from one YAML per soil (`terrain_file`; each entry has a default under
-config/soil/).
-
-No MuJoCo import here: the engine hands in plain arrays read from the compiled model.
+Terrains are found by name in `TERRAINS` (the registry) and imported on first use; a *wrench
+terrain* returns world forces and torques on the robot's bodies every physics step. No MuJoCo import
+here: the engine hands in plain arrays read from the compiled model. Design notes: the package
+README, "Terrains".
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
 """Thesis §5 compliant contact against a ground plane, with the §7 friction numbers.
 
-Per contact point i (gap g = z - ground, δ = max(0, -g), normal = world z):
-    f_N = [k_n δ + d_n (-ġ)]₊
-    f_T^prop = -k_t σ - d_t u_T,   f_T = Proj_{‖f‖ ≤ μ f_N}(f_T^prop)
-    σ ← σ + h u_T        while sticking (‖f_T^prop‖ ≤ μ f_N),
-    σ ← (1 - h α) σ      while sliding or out of contact,
-with the static/dynamic friction of the thesis's §7 rigid-ground model: a sticking point breaks
-away when ‖f_T^prop‖ > μ_s f_N; while it slides the cap is μ(|u_T|) = μ_s up to the critical
-slip speed v_c and μ_d above 1.5 v_c (smoothstep between), so it re-sticks only once slow.
-(A single speed-dependent μ for the stick test would let the spring's own start-up transient,
-faster than v_c = 1 mm/s, break every contact loose: a block would never stay on a slope
-steeper than μ_d.) Forces come from the state
-at the start of the step (explicit coupling), so each body's total damping is capped at
-explicit_damping_cap · m / dt (see CompliantParams).
-
-Contact points are the lowest points of each primitive against the plane: a sphere's lowest
-point, the lowest points of a capsule's two end spheres, the lowest rim point of each end
-circle of a cylinder (for an exactly vertical axis, the rim point along the shape's x axis),
-the eight corners of a box. Points are re-found every step; σ belongs to the point's index.
-A surface sampled by many small shapes, each standing for an area A_i (`point_area_m2`), gets
-k_n, d_n, k_t, d_t scaled by A_i / contact_point_area_m2 per point: a per-area (Winkler,
-Kelvin–Voigt) foundation whose total stiffness does not depend on how finely it is sampled.
+A spring-damper normal force and a stick/slip tangential spring per contact point (the lowest points
+of each collision primitive), with static and dynamic friction, coupled explicitly. The law, the
+contact points and the per-area scaling: the package README, "cobra_soil.compliant".
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """Calibration targets read from a recorded bag, and sim-made bags with known soil to test them.
 
-`bag_target(path)`: the head's stride per cycle over the bag's steady gait cycles (the gait's
-first cycle, which holds the amplitude ramp, left out when another remains) (cobra_analysis: gait
-start and frequency from joint_commands or the bag's custom_data, head track from
-ground_truth/odom, else odom) and, where the bag has a ground-truth height, `head_height_m`: the
-median base_link z of ground_truth/odom over those cycles (the trial metrics of the same names:
-head_stride_m_per_cycle, head_height_m; on soft soil the whole body sits lower). A robot bag has
-no ground truth z; its custom_data may carry a measured `cobra.sinkage_m` (a number), which then
-becomes the `sinkage_m` target. Odometry z (an estimate) is never used.
-
-`record_trial_bag(params, path)`: a sweep trial (cobra_sweeps.trial, sidewinding on any terrain)
-whose commands and base_link pose are written as a rosbag2 MCAP bag (joint_commands,
-ground_truth/odom at 50 Hz, custom_data cobra.gait.frequency_hz and cobra.terrain.*): what a
-robot or sim run records, with known parameters.
+`bag_target(path)`: the head's stride per cycle over the bag's steady gait cycles, its median height
+where the bag has ground truth, a measured sinkage from custom_data. `record_trial_bag(params, path)`:
+a sweep trial written as a rosbag2 MCAP bag. Design notes: the package README, "cobra_sweeps.bag_target".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The geometric-mechanics paper's gait optimisation on the predictor and on the physics sim, each optimum
-checked on the other.
+checked on the other (`cobra_sweep compare-optimum --out DIR [--quick]`).
 
-`cobra_sweep compare-optimum --out DIR [--quick]`:
-1. predictor: Powell on -stride + c E (§V-B) over the six ellipse parameters of the lifted
-   serpenoid family (cobra_gaits.predictor.lifted_serpenoid: the paper's gaits on COBRA's yaw
-   joints, the same wave x lift_ratio on its pitch joints; gait1 is a member);
-2. physics sim: a Bayesian sweep (Ray Tune's OptunaSearch) of the same six parameters, each trial a
-   headless CobraSim run of the family on rigid ground (`run_lifted_trial`), maximising stride per
-   cycle;
-3. both optima (and gait1 as the reference) evaluated on both models: predicted vs simulated
-   stride per cycle and cost of transport -> DIR/compare_optimum.csv, DIR/compare_optimum.png, and
-   the table printed. The sim sweep's own table is DIR/sim_sweep/results.parquet (resumable).
+Powell on the predictor, a Bayesian sweep on the sim, both optima and gait1 evaluated on both models.
+Design notes and results: the package README, "The geometric-mechanics paper".
 """
 
 from __future__ import annotations

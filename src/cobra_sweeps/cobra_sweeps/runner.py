@@ -1,22 +1,8 @@
 """Run a sweep on Ray: trials as Ray tasks, one table on disk as the record, resumable.
 
-* Local by default (`ray.init(num_cpus=...)`), or an existing cluster with `address`.
-* Grid and random searches are lists of trials known up front (random: drawn with the spec's
-  seed, so a resumed sweep draws the same list); the Bayesian search asks Ray Tune's OptunaSearch
-  for each next trial and tells it each result (finished rows of a resumed sweep are fed back
-  first).
-* Each trial is keyed by a hash of its parameters. The whole table is rewritten atomically
-  (temporary file + rename) at most once per `write_interval_s` (1 s) while trials finish and
-  always when the sweep ends, also by an exception or Ctrl-C: an interrupted sweep keeps every
-  finished row (a killed one loses at most the last second's), and a rerun skips the keys
-  already in the table (rows with an error too, unless retry_failed). Writing after every
-  trial cost the driver 5-7 ms of CPU per trial, taken from the trials on a busy machine.
-* A trial that raises is retried once; if it raises again its row holds the error text and
-  attempts = 2 (never dropped).
-* The out folder records its spec (sweep_spec.yaml). A rerun may extend it (more grid values,
-  a larger num_samples, another search or seed) but not change what a row means (trial
-  function, fixed parameters, searched parameter names, calibration target): rows of two
-  experiments in one table would be compared as one (best trial, Pareto front, plots).
+Each trial is keyed by a hash of its parameters; the table is rewritten atomically while trials
+finish and when the sweep ends, so a rerun skips the finished keys. A trial that raises is retried
+once. Design notes: the package README, "cobra_sweeps.runner".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Sweep specifications: a YAML of fixed trial parameters and a search space, checked up front.
 
-    name: gait_on_sand
-    search: grid              # grid | random | bayesian
-    num_samples: 8            # random / bayesian: number of trials (grid: all points)
-    seed: 0                   # random / bayesian: the sampler's seed (same seed, same trials)
-    metric: speed_m_s         # bayesian: the metric it optimises ...
-    mode: max                 # ... max or min
-    trial_function: cobra_sweeps.trial:run_trial   # optional: any 'module:function(params) -> dict'
-    fixed: {terrain: scm, duration_s: 4.0}
-    space:
-      frequency_hz: [0.3, 0.4]                       # a list: grid values / a random choice
-      amplitude_horizontal_rad: {uniform: [0.5, 0.9]}
-      terrain.soil.Bekker_Kphi: {loguniform: [2.0e+4, 2.0e+5]}
-
 Keys are trial parameters (cobra_sweeps.trial: gait keys, run keys, 'terrain.<dotted key>'
 overriding the terrain's YAML). Everything that can be judged without running a trial is judged
-here, so a bad spec fails before anything is written.
+here, so a bad spec fails before anything is written. The format: the package README, "Sweep spec".
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """Local dissipation tensors, the discrete dissipation energy and the geometric momentum (the
-geometric-mechanics paper §II-B).
-
-D_k = w_k (I + (eps - 1) T_k (x) T_k)                               (Eq. 3)
-E   = 1/2 sum_t <D^(t,t+1) dp, dp>,  D^(t,t+1) = 1/2 (D^t + D^(t+1))  (Eq. 4)
-mu  = -1/2 sum_k ( p^(t+1)_k x (D^t dp)_k + p^t_k x (D^(t+1) dp)_k ;  (D^(t,t+1) dp)_k )   (Eq. 6)
+geometric-mechanics paper §II-B, Eqs. 3, 4 and 6).
 
 eps in (0, 1]: eps -> 0 makes tangential sliding free, eps = 1 is isotropic (no net displacement).
-Derivation check (ours, since the paper states mu without proof): moving p^(t+1) by a rigid
-variation (omega x p + v) rotates the tangents of gamma^(t+1) too; the derivative of E_t is
-omega . [sum p^(t+1) x D^(t,t+1) dp + 1/2 sum D^(t+1) dp x dp] + v . sum D^(t,t+1) dp, and with
-D^(t,t+1) = (D^t + D^(t+1))/2 the rotational part equals 1/2 sum (p^(t+1) x D^t dp + p^t x D^(t+1) dp).
-So mu = 0 is exactly the stationarity of E_t under rigid motions of the next shape:
-mu_rot = -dE_t/d(omega) and mu_tran = -1/2 dE_t/dv (the paper's -1/2 scales both parts alike; the
-roots are the same). Checked by finite differences in test_predictor_integrator.py.
+The equations and our derivation check of mu: the package README, "cobra_gaits.predictor.dissipation".
 """
 
 from __future__ import annotations

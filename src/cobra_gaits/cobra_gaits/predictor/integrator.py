@@ -1,19 +1,9 @@
 """Alg. 1 of the geometric-mechanics paper (IntegrateMotionTrajectory): place each shape by the
 rigid motion g that solves mu = 0.
 
-For every step the next shape gamma_hat^(t+1) (any frame) is moved by g in SE(2) or SE(3) so that
-the geometric momentum mu(gamma^t, g(gamma_hat^(t+1))) vanishes, i.e. the step's dissipation E_t
-is stationary under rigid motions (see dissipation.py for the derivation).
-
-* SE(2): Newton on (theta, x, y) with the analytic gradient and Hessian of E_t.
-* SE(3): Newton on mu with a central finite-difference Jacobian over a left perturbation
-  (rotation vector about the world origin, then translation).
-
-Both solves are batched over steps. `mode='batched'` uses the equivariance of mu
-(mu(h a, h b) = 0 iff mu(a, b) = 0 for rigid h): every step is solved between the *unplaced*
-shapes gamma_hat^t, gamma_hat^(t+1) at once and the motions are composed afterwards
-(g_(t+1) = g_t g~_(t+1)); `mode='sequential'` is Alg. 1 verbatim, one solve per step against the
-already-placed gamma^t. They agree to solver tolerance (tested); 'batched' is the fast one.
+SE(2) and SE(3) solves, batched over steps; `mode='batched'` (the fast one) and `mode='sequential'`
+(Alg. 1 verbatim) agree to solver tolerance. Design notes: the package README,
+"cobra_gaits.predictor.integrator".
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """The geometric-mechanics paper's elliptic serpenoid gaits played by COBRA, and their contact-weighted prediction.
 
-The paper's robot is planar and rolls on wheels (eps = 0.19); COBRA has pitch and yaw joints and
-slides with isotropic friction, so a planar serpenoid would not move it (eps = 1 predicts no net
-motion). The family is therefore *lifted*: the yaw joints follow the paper's curvature wave
-kappa(s, t) = w1(t) sin(2 pi xi s) + w2(t) cos(2 pi xi s) with (w1, w2)(t) on the gait ellipse
-(sigma, x_c, y_c, theta, a, xi), and the pitch joints follow the same wave times `lift_ratio`.
-Joint i (head to tail, i = 0 .. n - 1) sits at s_i = (i + 1) / (n + 1) body lengths; a joint of
-either kind carries the bend of the two segments between its neighbours of its kind:
-q_i = kappa(s_i, t) * 2 / (n + 1) (x lift_ratio for pitch). With sigma = 1, x_c = y_c = 0,
-xi = 1 this is COBRA's sidewinding q_i = A sin(2 pi f t + (pi / 6) i): gait1 (0.70 / 0.35 rad)
-is a = 4.2, lift_ratio = 0.5. Commands are clipped to 95 % of the joint limits.
-
-The prediction is contact.forecast_gait on the forward kinematics of those joint rows (lifted
-modules carry ~0 weight; eps = 1 on rigid ground). Besides stride and the dissipation E of Eq. 4
-(masses in kg, metres), a Coulomb cost of transport is predicted: each step's sliding of module k
-is charged mu * (its share of the body weight, in proportion to the contact weights) * |dp_k|,
-so CoT = mu * sum_t sum_k (w_k^t / sum_j w_j^t) |dp_k^t| / distance (dimensionless, the sim's
-trial CoT counts joint work |tau qdot| instead, so they agree in order, not exactly).
+COBRA slides with isotropic friction, so a planar serpenoid would not move it: the family is *lifted*
+(the pitch joints follow the yaw joints' wave times `lift_ratio`; gait1 is a member). The family,
+the joint mapping and the predicted CoT: the package README, "cobra_gaits.predictor.lifted_serpenoid".
 """
 
 from __future__ import annotations
