@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ('src', 'docs', 'config', 'launch', 'scripts', 'tests', 'docker', 'README.md')
 # built from pieces so that this file does not match itself
-SEED_CITATION = re.compile('seed' + r'[ -]?00[0-2]\b|thesis ' + r'000\b|seed' + '-facts', re.IGNORECASE)
+SEED_CITATION = re.compile('seed' + r'[ -]?00[0-2]\b|thesis ' + r'000\b|seed' + r'[ -]facts', re.IGNORECASE)
 PAPERS = {  # arXiv id or title -> what the References section must say about the paper
     'the thesis': ('2512.05008', 'COBRA'),
     'the geometric-mechanics paper': ('A variational approach to geometric mechanics for undulating robotic '

@@ -1,4 +1,4 @@
-"""Sidewinding generator: the seed formula, ramps, retuning without steps, validation."""
+"""Sidewinding generator: the thesis §11 formula, ramps, retuning without steps, validation."""
 
 from __future__ import annotations
 
