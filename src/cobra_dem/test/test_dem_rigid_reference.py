@@ -33,3 +33,27 @@ def test_prescribed_wheel_rolls_at_v_ref_held_by_friction() -> None:
     assert np.mean(trace['velocity_m_s'][late, 0]) == pytest.approx(scenario.body.reference_speed_m_s, rel=0.02)
     assert np.mean(trace['contact_force_n'][late, 0]) == pytest.approx(-6.0 * GRAVITY_M_S2 * math.sin(theta), rel=0.02)
     assert np.mean(trace['contact_force_n'][late, 2]) == pytest.approx(6.0 * GRAVITY_M_S2 * math.cos(theta), rel=0.02)
+
+
+def test_interval_mean_contact_force_follows_the_rolling_law() -> None:
+    """From the momentum alone: rolling without slip, the ground holds m g sin θ · (I / m r²) / (1 + I / m r²)
+    uphill (I_yy = 0.75 m r²) and carries m g cos θ, as MuJoCo's own contact force says."""
+    from cobra_dem.outputs import interval_mean_contact_force_n
+    scenario = scenario_from_dict({'body': {'motion': 'free'}})
+    trace = rigid_body_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
+    force = interval_mean_contact_force_n(trace, 6.0, scenario.slope_deg)
+    assert force.shape == (50, 3)
+    theta = math.radians(scenario.slope_deg)
+    late = trace['time_s'][1:] > 0.1
+    assert np.mean(force[late, 0]) == pytest.approx(-6.0 * GRAVITY_M_S2 * math.sin(theta) * 0.75 / 1.75, rel=0.02)
+    assert np.mean(force[late, 2]) == pytest.approx(6.0 * GRAVITY_M_S2 * math.cos(theta), rel=0.01)
+    np.testing.assert_allclose(force[late, 2], trace['contact_force_n'][1:][late, 2], rtol=0.02)
+
+
+def test_interval_mean_contact_force_of_a_constant_acceleration() -> None:
+    from cobra_dem.outputs import interval_mean_contact_force_n
+    t = np.linspace(0.0, 1.0, 11)
+    velocity = np.stack([1.5 * t, np.zeros_like(t), np.zeros_like(t)], axis=1)   # 1.5 m/s² down the slope
+    force = interval_mean_contact_force_n({'time_s': t, 'velocity_m_s': velocity}, 2.0, 30.0)
+    np.testing.assert_allclose(force, np.tile([2.0 * (1.5 - GRAVITY_M_S2 * 0.5), 0.0,
+                                               2.0 * GRAVITY_M_S2 * math.cos(math.radians(30.0))], (10, 1)), atol=1e-9)

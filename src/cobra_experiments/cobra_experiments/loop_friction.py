@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from cobra_dem.body import BodyError
+from cobra_dem.outputs import interval_mean_contact_force_n
 from cobra_dem.scenario import GRAVITY_M_S2, Scenario, ScenarioError, scenario_from_dict
 from cobra_experiments.figures import save_figure
 
@@ -192,20 +193,25 @@ def main(argv: list[str] | None = None) -> int:
                         scenario, duration_s, float(np.median(np.diff(trace['time_s']))), friction=0.5)
                 rigid = traces[('rigid', motion)]
                 figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
+                for key, run in (('peak_impulse_normal_force_n', trace), ('rigid_peak_impulse_normal_force_n', rigid)):
+                    figures[key] = float(np.max(interval_mean_contact_force_n(
+                        run, scenario.body.shape.mass_kg, scenario.slope_deg)[:, 2]))   # impacts by their impulse
                 moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
                 figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m'] if moved
                                              else float('nan'))
                 rows.append({'shell': shell, 'edge_height_m': height, 'motion': motion, 'bed_seed': seed, **figures})
     shape = loop_scenario(0.0, 'free', args.duration).body.shape
     print(f'{"shell":7} {"motion":10} {"seed":>4} {"distance m":>10} {"rigid m":>8} {"ratio":>6} {"final v":>8} '
-          f'{"μ_F=-Fx/Fz":>10} {"μ_F<0.15s":>9} {"μ_F>0.3s":>8} {"sink mm":>8} {"μ_a":>6} {"ωr/v":>6}')
+          f'{"μ_F=-Fx/Fz":>10} {"μ_F<0.15s":>9} {"μ_F>0.3s":>8} {"sink mm":>8} {"μ_a":>6} {"ωr/v":>6} '
+          f'{"peak Fn N":>9} {"rigid":>6}')
     for row in rows:
         print(f'{row["shell"]:7} {row["motion"]:10} {row["bed_seed"]:>4} {row["distance_m"]:>10.3f} '
               f'{row["rigid_distance_m"]:>8.3f} '
               f'{row["ratio_to_rigid"]:>6.2f} {row["final_speed_m_s"]:>8.3f} {row["friction_from_force"]:>10.3f} '
               f'{row["friction_early"]:>9.3f} {row["friction_late"]:>8.3f} '
               f'{row["sinkage_early_m"] * 1e3:>3.1f}-{row["sinkage_late_m"] * 1e3:<4.1f} '
-              f'{row["friction_from_motion"]:>6.3f} {row["rolling_share"]:>6.2f}')
+              f'{row["friction_from_motion"]:>6.3f} {row["rolling_share"]:>6.2f} '
+              f'{row["peak_impulse_normal_force_n"]:>9.0f} {row["rigid_peak_impulse_normal_force_n"]:>6.0f}')
     if args.seeds > 1:
         print(f'over {args.seeds} bed fills (min-max):')
         for case in seed_spread(rows):
@@ -213,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                   f'{case["distance_m"][1]:.3f} m, μ_F {case["friction_from_force"][0]:.3f}-'
                   f'{case["friction_from_force"][1]:.3f}, ωr/v {case["rolling_share"][0]:.2f}-'
                   f'{case["rolling_share"][1]:.2f}, holds {case["holds"]} of {args.seeds}')
-    print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67')
+    print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67; '
+          'peak Fn: the normal contact force averaged over each sample interval, from the momentum (impacts by '
+          'their impulse), DEM and rigid')
     (out_dir / 'loop_friction.json').write_text(json.dumps({'runs': rows, 'spread_over_seeds': seed_spread(rows)},
                                                            indent=2))
     plot(out_dir / 'loop_friction.png', traces, shape.rolling_radius_m)

@@ -63,6 +63,8 @@ def test_terrain_figures_find_distance_speed_peak_and_lift_off(free_wheel) -> No
     assert f['distance_m'] == pytest.approx(0.49 ** 2)
     assert f['final_speed_m_s'] == pytest.approx(0.98)
     assert f['peak_normal_force_n'] == 150.0
+    # from the momentum: no velocity along the normal, so the ground carries m g cos θ in every interval
+    assert f['peak_interval_mean_normal_force_n'] == pytest.approx(f['weight_normal_n'])
     assert f['lift_off_intervals_s'] == [[pytest.approx(0.10), pytest.approx(0.13)]]
     assert f['rolling_share'] == pytest.approx(0.5)
 
