@@ -263,15 +263,19 @@ def hold_checks(soils: dict[str, ScmParams], plan: Plan, out: Results) -> None:
     group = (f'static hold: COBRA link (0.464 kg, r 45 mm, half-length 68 mm, axis horizontal over a node row, rotation '
              f'locked) on {name}, its own grid Δ {params.grid.spacing_m * 1e3:g} mm; loads ramped over 2 s, then held')
     traces = []
-    cases = [('no side load', 0.0, 0.0, False, True)]
+    cases = [('no side load', 0.0, 0.0, False, True, True)]
     for along in (False, True):
         where = 'along' if along else 'across'
-        cases += [(f'side load {int(f * 100)} % of F_n tan φ {where} the axis', f, 0.0, along, True)
+        cases += [(f'side load {int(f * 100)} % of F_n tan φ {where} the axis', f, 0.0, along, True, True)
                   for f in (0.05, 0.10, 0.20)]
-        cases.append((f'gravity tilted 5° {where} the axis', 0.0, 5.0, along, True))
-    cases.append(('side load 20 % across, axis midway between node rows', 0.20, 0.0, False, False))
-    for label, fraction, tilt, along, on_row in cases:
-        trace = run_link_hold(params, fraction, tilt, plan.hold_s, along_axis=along, axis_on_node_row=on_row)
+        cases.append((f'gravity tilted 5° {where} the axis', 0.0, 5.0, along, True, True))
+    cases.append(('side load 20 % across, axis midway between node rows', 0.20, 0.0, False, False, True))
+    # the same without bulldozing: the shear law alone, in the placement where the berm is met before j*
+    cases.append(('side load 20 % across, axis midway, bulldozing off', 0.20, 0.0, False, False, False))
+    no_berm = replace(params, bulldozing=replace(params.bulldozing, enabled=False))
+    for label, fraction, tilt, along, on_row, bulldozing in cases:
+        trace = run_link_hold(params if bulldozing else no_berm, fraction, tilt, plan.hold_s, along_axis=along,
+                              axis_on_node_row=on_row)
         limit = trace.normal_load_n * tan_phi + params.soil.mohr_cohesion_pa * trace.contact_area_m2
         load_fraction = trace.side_load_n / limit
         creep = trace.creep_m_s()
@@ -279,8 +283,14 @@ def hold_checks(soils: dict[str, ScmParams], plan: Plan, out: Results) -> None:
             j_star = tm.janosi_rest_displacement_m(load_fraction, k_m)
             moved = trace.final_displacement_m
             error = relative_error(moved, j_star)
-            note = ('' if on_row else f'contact {trace.contact_area_m2 * 1e4:.0f} cm² (two node rows; over a row: three): '
-                    f'a contact a few nodes wide meets a fresh node row before j* (the narrow-contact regime of issue 17)')
+            note = ('' if on_row else
+                    f'contact {trace.contact_area_m2 * 1e4:.0f} cm²: bulldozing piles the sunk volume on the next '
+                    f'node rows, {1.5 * params.grid.spacing_m * 1e3:g} mm from the axis (a berm); sliding toward '
+                    f'one, the link meets it before j* and it takes the normal load as fresh soil (j = 0, no shear '
+                    f'strength yet), so the sheared rows unload (deposit rule and vertical pressure as in Chrono\'s '
+                    f'SCM; cobra_soil README)'
+                    if bulldozing else
+                    'the shear law alone: without the berm the midway link rests at j* as over a row')
             out.rows.append(Check(group, f'{label}: rest displacement',
                                   f'j* = -k ln(1 - F/F_max) = {j_star * 1e3:.2f} mm (F/F_max {load_fraction:.3f})',
                                   f'{moved * 1e3:.2f} mm', _pct(error),
