@@ -735,8 +735,9 @@ def _plot_janosi(traces: list, closed: tm.BekkerSoil, soil: SoilParams, length_m
 def _plot_hold(traces: list, path: Path) -> None:
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(8, 5))
-    for label, t, j_star in traces:
-        line, = axis.plot(t.time_s, t.displacement_m * 1e3, label=label)
+    colours = [*plt.get_cmap('tab10').colors, 'black', 'dimgrey']   # more cases than the default cycle's 10
+    for index, (label, t, j_star) in enumerate(traces):
+        line, = axis.plot(t.time_s, t.displacement_m * 1e3, label=label, color=colours[index % len(colours)])
         if j_star > 0:
             axis.axhline(j_star * 1e3, color=line.get_color(), ls='--', lw=0.8)
     axis.set_xlabel('time after release (load ramped over the first 2 s) [s]')
