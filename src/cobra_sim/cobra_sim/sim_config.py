@@ -37,7 +37,7 @@ PARAMETERS: tuple[Setting, ...] = (
     Setting('start_yaw_rad', 0.0, 'start heading of the root about the ground normal [rad]; 0 = the head points '
             'along +x (downhill on a slope)', -math.pi, math.pi),
     Setting('latch_capture_distance_m', 0.03, 'latch/set true engages (welds head to tail as they are) only '
-            'when head_latch_link and tail_latch_link are at most this far apart [m]', 0.001, 0.5),
+            'when head_latch_link and tail_latch_link are at most this far apart [m]', 1e-5, 0.5),
     Setting('heightmap_period_s', 0.5, f'{HEIGHTMAP_TOPIC} period [s] (deformable terrains only)', 0.2, 1.0),
     Setting('timestep_s', 0.001, 'physics step [s]', 1e-5, 0.01),
     Setting('control_period_s', 0.002, 'servo update and joint_states period [s]; a whole number of physics '
