@@ -55,13 +55,13 @@ def lift_off_intervals(time_s: np.ndarray, normal_force_n: np.ndarray, threshold
     return intervals
 
 
-def interval_mean_contact_force_n(trace: dict[str, np.ndarray], mass_kg: float, slope_deg: float) -> np.ndarray:
+def interval_mean_contact_force_n(trace: dict[str, np.ndarray], mass_kg: float,
+                                  gravity_direction: tuple[float, float, float]) -> np.ndarray:
     """The contact force on the body averaged over each sample interval [n - 1, 3], from its momentum:
-    m (v[k+1] - v[k]) / dt - m g (bed frame, gravity tilted by slope_deg). An impact between two
-    samples counts with its whole impulse whatever the sampling; an instantaneous sample of grain
-    forces (a DEM engine's) or of a stiff contact (MuJoCo's) catches a spike or misses it."""
-    theta = math.radians(slope_deg)
-    gravity = np.array([GRAVITY_M_S2 * math.sin(theta), 0.0, -GRAVITY_M_S2 * math.cos(theta)])
+    m (v[k+1] - v[k]) / dt - m g (bed frame; `gravity_direction`: Scenario.gravity_vector). An impact
+    between two samples counts with its whole impulse whatever the sampling; an instantaneous sample of
+    grain forces (a DEM engine's) or of a stiff contact (MuJoCo's) catches a spike or misses it."""
+    gravity = GRAVITY_M_S2 * np.asarray(gravity_direction)
     acceleration = np.diff(trace['velocity_m_s'], axis=0) / np.diff(trace['time_s'])[:, None]
     return mass_kg * (acceleration - gravity)
 

@@ -41,7 +41,7 @@ def test_interval_mean_contact_force_follows_the_rolling_law() -> None:
     from cobra_dem.outputs import interval_mean_contact_force_n
     scenario = scenario_from_dict({'body': {'motion': 'free'}})
     trace = rigid_body_trace(scenario, duration_s=0.5, sample_interval_s=0.01)
-    force = interval_mean_contact_force_n(trace, 6.0, scenario.slope_deg)
+    force = interval_mean_contact_force_n(trace, 6.0, scenario.gravity_vector)
     assert force.shape == (50, 3)
     theta = math.radians(scenario.slope_deg)
     late = trace['time_s'][1:] > 0.1
@@ -54,6 +54,7 @@ def test_interval_mean_contact_force_of_a_constant_acceleration() -> None:
     from cobra_dem.outputs import interval_mean_contact_force_n
     t = np.linspace(0.0, 1.0, 11)
     velocity = np.stack([1.5 * t, np.zeros_like(t), np.zeros_like(t)], axis=1)   # 1.5 m/s² down the slope
-    force = interval_mean_contact_force_n({'time_s': t, 'velocity_m_s': velocity}, 2.0, 30.0)
+    force = interval_mean_contact_force_n({'time_s': t, 'velocity_m_s': velocity}, 2.0,
+                                         scenario_from_dict({'slope_deg': 30.0}).gravity_vector)
     np.testing.assert_allclose(force, np.tile([2.0 * (1.5 - GRAVITY_M_S2 * 0.5), 0.0,
                                                2.0 * GRAVITY_M_S2 * math.cos(math.radians(30.0))], (10, 1)), atol=1e-9)

@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                 figures['rigid_distance_m'] = float(rigid['position_m'][-1, 0] - rigid['position_m'][0, 0])
                 for key, run in (('peak_impulse_normal_force_n', trace), ('rigid_peak_impulse_normal_force_n', rigid)):
                     figures[key] = float(np.max(interval_mean_contact_force_n(
-                        run, scenario.body.shape.mass_kg, scenario.slope_deg)[:, 2]))   # impacts by their impulse
+                        run, scenario.body.shape.mass_kg, scenario.gravity_vector)[:, 2]))   # impacts by their impulse
                 moved = abs(figures['rigid_distance_m']) > 1e-3          # else the rigid slope holds it
                 figures['ratio_to_rigid'] = (figures['distance_m'] / figures['rigid_distance_m'] if moved
                                              else float('nan'))

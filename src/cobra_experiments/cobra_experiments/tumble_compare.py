@@ -184,7 +184,7 @@ def terrain_figures(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[st
     return {'distance_m': float(x[-1] - x[0]), 'final_speed_m_s': float(speed[-1]),
             'peak_normal_force_n': float(np.max(normal)), 'mean_normal_force_n': float(np.mean(normal)),
             'peak_interval_mean_normal_force_n': float(np.max(interval_mean_contact_force_n(
-                trace, scenario.body.shape.mass_kg, scenario.slope_deg)[:, 2])),
+                trace, scenario.body.shape.mass_kg, scenario.gravity_vector)[:, 2])),
             'weight_normal_n': weight_normal_n,
             'rolling_share': float(np.mean(rolling[moving] / speed[moving])) if moving.any() else float('nan'),
             'lift_off_intervals_s': lift_off, 'lift_off_count': len(lift_off),

@@ -419,8 +419,9 @@ class CobraSim:
         if self.data.ncon == 0:
             return wrenches[self._contact_body_ids]
         contacts = self.data.contact
-        bodies = self.model.geom_bodyid[np.stack([contacts.geom1, contacts.geom2], axis=1)]
-        on_robot = bodies >= self.root_body_id
+        geoms = np.stack([contacts.geom1, contacts.geom2], axis=1)
+        bodies = self.model.geom_bodyid[geoms]
+        on_robot = self._geom_on_robot[geoms]
         environment = np.flatnonzero(on_robot[:, 0] != on_robot[:, 1])  # robot-robot contacts excluded
         local = self._contact_forces_local(environment)
         # contact frame rows are its axes in world; the force acts on geom2, so negate for geom1
