@@ -426,8 +426,10 @@ class CobraSim:
         local = self._contact_forces_local(environment)
         # contact frame rows are its axes in world; the force acts on geom2, so negate for geom1
         robot_is_geom2 = on_robot[environment, 1]
-        force = np.einsum('nji,nj->ni', contacts.frame[environment].reshape(-1, 3, 3), local)
-        force *= np.where(robot_is_geom2, 1.0, -1.0)[:, None]
+        frame = contacts.frame[environment].reshape(-1, 3, 3)
+        sign = np.where(robot_is_geom2, 1.0, -1.0)[:, None]
+        force = np.einsum('nji,nj->ni', frame, local[:, :3]) * sign
+        contact_torque = np.einsum('nji,nj->ni', frame, local[:, 3:]) * sign  # rolling resistance
         body = np.where(robot_is_geom2, bodies[environment, 1], bodies[environment, 0])
         arm = contacts.pos[environment] - self.data.xpos[body]
         wrench = np.empty((len(environment), 6))
@@ -436,28 +438,32 @@ class CobraSim:
         wrench[:, 3] = arm[:, 1] * force[:, 2] - arm[:, 2] * force[:, 1]
         wrench[:, 4] = arm[:, 2] * force[:, 0] - arm[:, 0] * force[:, 2]
         wrench[:, 5] = arm[:, 0] * force[:, 1] - arm[:, 1] * force[:, 0]
+        wrench[:, 3:] += contact_torque
         np.add.at(wrenches, body, wrench)
         return wrenches[self._contact_body_ids]
 
     def _contact_forces_local(self, contact_ids: np.ndarray) -> np.ndarray:
-        """[n, 3] (normal, tangent 1, tangent 2) force of each contact in its contact frame, as
-        mj_contactForce gives it, gathered from efc_force in one go for condim-3 contacts."""
+        """[n, 6] (normal, tangent 1, tangent 2 force; spin, roll 1, roll 2 torque) of each contact in
+        its contact frame, as mj_contactForce gives it, gathered from efc_force per contact dimension."""
         contacts = self.data.contact
         address = contacts.efc_address[contact_ids]
-        if not np.all(contacts.dim[contact_ids] == 3) or np.any(address < 0):
-            local = np.zeros((len(contact_ids), 6))
+        dims = contacts.dim[contact_ids]
+        local = np.zeros((len(contact_ids), 6))
+        if np.any(address < 0):  # excluded from the constraint solver: ask MuJoCo one by one
             for row, index in enumerate(contact_ids):
                 mujoco.mj_contactForce(self.model, self.data, int(index), local[row])
-            return local[:, :3]
+            return local
         efc_force = self.data.efc_force
-        if self.model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC:
-            local = efc_force[address[:, None] + np.arange(3)]
-        else:  # pyramid edges (mju_decodePyramid): normal = their sum, tangent_i = mu_i (f_2i − f_2i+1)
-            edges = efc_force[address[:, None] + np.arange(4)]
-            friction = contacts.friction[contact_ids]
-            local = np.stack([edges[:, 0] + edges[:, 1] + edges[:, 2] + edges[:, 3],
-                              (edges[:, 0] - edges[:, 1]) * friction[:, 0],
-                              (edges[:, 2] - edges[:, 3]) * friction[:, 1]], axis=1)
+        elliptic = self.model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+        for dim in np.unique(dims):
+            rows = np.flatnonzero(dims == dim)
+            if elliptic or dim == 1:
+                local[rows, :dim] = efc_force[address[rows, None] + np.arange(dim)]
+                continue
+            # pyramid edges (mju_decodePyramid): normal = their sum, component i+1 = mu_i (f_2i − f_2i+1)
+            edges = efc_force[address[rows, None] + np.arange(2 * (dim - 1))]
+            local[rows, 0] = edges.sum(axis=1)
+            local[rows, 1:dim] = (edges[:, 0::2] - edges[:, 1::2]) * contacts.friction[contact_ids[rows], :dim - 1]
         local[:, 0] -= contacts.adhesion[contact_ids]
         return local
 

@@ -158,6 +158,13 @@ class RigidGroundParams:
     # 'pyramidal' steps ~1.6x faster but its 4-edge pyramid gives only mu/sqrt(2) on the
     # diagonals of the contact frame. The normal law is mapped exactly for both.
     friction_cone: str = 'elliptic'
+    # Rolling resistance [m] (MuJoCo's rolling friction: torque = this x normal force), not from the
+    # paper: its law has none, so a straight snake of cylinders rolls on about its long axis after a
+    # stop (20 s and more on flat ground). 0.5 mm on the 45 mm shells is a rolling coefficient of
+    # 0.011, a hard shell on hard ground. Below ~6 cm/s of rolling MuJoCo's regularisation makes it
+    # viscous. Elliptic cone only (a pyramid's rolling edges share its sliding regulariser and carry
+    # ~4 % of this); 0, or the pyramidal cone, gives the paper's law alone (condim 3, a faster step).
+    rolling_resistance_m: float = 5.0e-4
 
 
 def smoothing_step(depth_over_width: np.ndarray | float) -> np.ndarray:
@@ -249,11 +256,9 @@ class RigidGround(TerrainModel):
         return cls(slope_deg=slope_deg)
 
     def world_xml(self) -> str:
-        p = self.params
         quat = ' '.join(f'{v:.12g}' for v in wxyz_from_xyzw(quaternion_from_matrix(self.surface_rotation())))
-        return (f'<geom name="ground" type="plane" size="0 0 0.05" quat="{quat}" '
-                f'friction="{p.friction_static} 0.005 0.0001" condim="3" '
-                f'rgba="0.6 0.55 0.45 1"/>')
+        friction = ' '.join(f'{key}="{value}"' for key, value in self._friction_attributes().items())
+        return f'<geom name="ground" type="plane" size="0 0 0.05" quat="{quat}" {friction} rgba="0.6 0.55 0.45 1"/>'
 
     def option_attributes(self) -> dict[str, str]:
         if self.params.friction_cone not in ('elliptic', 'pyramidal'):
@@ -272,21 +277,31 @@ class RigidGround(TerrainModel):
         return p.friction_static * mass_kg * gravity_m_s2 / (p.damping_n_s_m * p.critical_slip_speed_m_s)
 
     def normal_regularisation_per_inverse_mass(self) -> float:
-        """R_normal / ((1 − I)/I · Â): 1 for an elliptic cone. A condim-3 pyramid's 4 edges share
-        R_py = 2 mu² R0 with R0 = (1 − I)/I · Â (1 + mu²) (mj_makeImpedance, mj_diagApprox), and
-        summing the 4 edge rows gives the normal row R_py / 4 = mu² (1 + mu²)/2 · (1 − I)/I · Â."""
+        """R_normal / ((1 − I)/I · Â): 1 for an elliptic cone. A pyramid's 2 (condim − 1) edges share
+        R_py = 2 mu² R0 with R0 = (1 − I)/I · Â (1 + mu²) (mj_makeImpedance, mj_diagApprox: the
+        first edge is n + mu t1), and summing the edge rows gives the normal row
+        R_py / (2 (condim − 1)) = mu² (1 + mu²)/(condim − 1) · (1 − I)/I · Â."""
         if self.params.friction_cone == 'elliptic':
             return 1.0
         mu = self.params.friction_static
-        return mu * mu * (1.0 + mu * mu) / 2.0
+        return mu * mu * (1.0 + mu * mu) / (int(self._friction_attributes()['condim']) - 1)
 
     def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
-        p = self.params
         return {
-            'friction': f'{p.friction_static} 0.005 0.0001',
-            'condim': '3',
+            **self._friction_attributes(),
             'priority': '1',  # the robot geom's solref/solimp/friction win over the ground's
         }
+
+    def _friction_attributes(self) -> dict[str, str]:
+        """friction and condim: sliding mu_s; no torsional friction (MuJoCo's cylinder-on-plane
+        contact already resists pivoting with several points); the rolling resistance, if any."""
+        p = self.params
+        if not (math.isfinite(p.rolling_resistance_m) and p.rolling_resistance_m >= 0.0):
+            raise TerrainConfigError(f'rolling_resistance_m {p.rolling_resistance_m}: use a length >= 0 '
+                                     f'(m; 0 = no rolling resistance)')
+        if p.rolling_resistance_m == 0.0 or p.friction_cone == 'pyramidal':
+            return {'friction': f'{p.friction_static} 0 0', 'condim': '3'}
+        return {'friction': f'{p.friction_static} 0 {p.rolling_resistance_m:.12g}', 'condim': '6'}
 
     def robot_contact_parameters(self, inverse_mass_per_kg: np.ndarray, contacts_at_rest: np.ndarray,
                                  timestep_s: float) -> RobotContactParameters:

@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 
 from cobra_description.robot_model import parse_urdf
 from cobra_sim.engine import CobraSim, SimParams
-from cobra_sim.terrain import RigidGround, RigidGroundParams, paper_normal_force_n
+from cobra_sim.terrain import RigidGround, RigidGroundParams, TerrainConfigError, paper_normal_force_n
 
 RADIUS_M = 0.045
 LENGTH_M = 0.136364
@@ -94,3 +94,42 @@ def test_dropped_module_settles_with_the_paper_damping(mass_kg, cone):
     assert depth_m.max() == pytest.approx(reference_m.max(), rel=0.10)
     settled = max(touchdown, reference_touchdown) + 20  # past the impact that 1 ms steps cannot resolve
     assert np.abs(depth_m[settled:] - reference_m[settled:]).max() < 0.10 * static_m
+
+
+def test_a_rolling_module_slows_as_its_rolling_resistance_says_and_comes_to_rest():
+    """Rolling without slip, the resistance a N (a = rolling_resistance_m) takes the kinetic energy
+    ½ (m + I/r²) v²: deceleration a g / (r (1 + I/(m r²))), 0.073 m/s² for a module. Below about
+    6 cm/s MuJoCo's regularised rolling friction turns viscous (e-folding in about 0.8 s)."""
+    sim = module_sim(MODULE_MASS_KG, RADIUS_M)
+    sim.settle()
+    sim.data.qvel[:] = 0.0
+    sim.data.qvel[1] = -0.5                     # rolling about +x carries the centre along -y
+    sim.data.qvel[3] = 0.5 / RADIUS_M           # free joint: angular velocity in the body frame (= world here)
+    sim.run(0.5)
+    speed_at_0_5_s = -sim.data.qvel[1]
+    sim.run(4.0)
+    inertia_ratio = 0.00047 / (MODULE_MASS_KG * RADIUS_M ** 2)
+    decel = PAPER.rolling_resistance_m * GRAVITY_M_S2 / (RADIUS_M * (1.0 + inertia_ratio))
+    assert (speed_at_0_5_s + sim.data.qvel[1]) / 4.0 == pytest.approx(decel, rel=0.03)
+    assert -sim.data.qvel[3] * RADIUS_M == pytest.approx(sim.data.qvel[1], abs=0.005)  # rolling, not sliding
+    sim.run(5.0)
+    assert abs(sim.data.qvel[1]) < 1e-3  # at rest
+
+
+def test_without_rolling_resistance_the_module_rolls_on():
+    """rolling_resistance_m 0 is the paper's law alone: nothing stops a rolling cylinder but the
+    contact's damping (the reason the default has a rolling resistance)."""
+    ground = RigidGround(RigidGroundParams(rolling_resistance_m=0.0))
+    sim = CobraSim(parse_urdf(module_urdf(MODULE_MASS_KG)), ground,
+                   SimParams(initial_height_m=RADIUS_M, imu_frame='module', settle_duration_s=1.0),
+                   np.random.default_rng(0))
+    sim.settle()
+    sim.data.qvel[:] = 0.0
+    sim.data.qvel[1], sim.data.qvel[3] = -0.1, 0.1 / RADIUS_M
+    sim.run(3.0)
+    assert -sim.data.qvel[1] > 0.08
+
+
+def test_rolling_resistance_must_be_a_length():
+    with pytest.raises(TerrainConfigError, match='rolling_resistance_m'):
+        RigidGround(RigidGroundParams(rolling_resistance_m=-1e-4)).world_xml()
