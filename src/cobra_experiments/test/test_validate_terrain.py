@@ -56,6 +56,9 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
         assert all('b = ' in row['reference'] for row in _rows(report, f'single wheel on {soil}'))   # says which b
     assert len(_rows(report, 'compliant ground')) == 2 + 3       # block stick / slide; rolled rim at 3 speeds
     assert sum(row['group'].startswith('compliant ground over a sampled rim') for row in report['rows']) == 3
+    assert len(_rows(report, 'rigid ground (thesis')) == 3                  # slope: creep, reaction, slide
+    assert [row['check'].split(':')[0] for row in _rows(report, 'rigid ground, flat')] == [
+        'rolling resistance a = 0.5 mm']
     for row in report['rows']:
         assert row['verdict'] in ('PASS', 'FAIL', 'INFO')
         assert row['check'] in table and row['verdict'] in table
@@ -74,17 +77,17 @@ def test_exit_code_and_summary_follow_the_verdicts(quick_run) -> None:
 def test_the_laws_scm_and_the_compliant_ground_follow_pass(quick_run) -> None:
     """Includes what the shear fix of issue 17 brought: Janosi at 1 mm/s, links that stop after j* (axis
     over a node row, and midway without the bulldozing berm) and do not creep (before: 12 N of 57 N at
-    1 mm/s, 1-4 mm/s of creep)."""
+    1 mm/s, 1-4 mm/s of creep); the rigid ground's rows, the rolling resistance among them."""
     _, _, report, _ = quick_run
     holds = _rows(report, 'static hold')
     must_pass = (_rows(report, 'Bekker plate') + _rows(report, 'unload/reload') + _rows(report, 'compliant ground')
-                 + _rows(report, 'Janosi drag')
+                 + _rows(report, 'Janosi drag') + _rows(report, 'rigid ground')
                  + [row for row in report['rows'] if row['check'] == 'rolling at slip 0, rigid unloading (K 1e10)']
                  + [row for row in _rows(report, 'single wheel on loose_sand') if row['check'] == 'at rest, pressed in by W']
                  + [row for row in holds if row['check'].endswith('creep over the last 1 s')]
                  + [row for row in holds if row['check'].endswith('rest displacement')
                     and ('midway' not in row['check'] or 'bulldozing off' in row['check'])])
-    assert len(must_pass) == 8 + 6 + 2 + 3 + 3 + 3 + 1 + 11 + 9
+    assert len(must_pass) == 8 + 6 + 2 + 3 + 4 + 3 + 3 + 1 + 11 + 9
     failing = [(row['group'], row['check'], row['error']) for row in must_pass if row['verdict'] != 'PASS']
     assert not failing
 
