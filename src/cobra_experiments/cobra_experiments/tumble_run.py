@@ -15,7 +15,6 @@ import mujoco
 import numpy as np
 from cobra_common.rotations import matrix_from_quaternion, slope_rotation
 from cobra_description.robot_model import RobotModel
-from cobra_gaits.curl_pose import curl_pose
 from cobra_gaits.sidewinding import SidewindingGenerator, SidewindingParams
 from cobra_gaits.tumbling import JointMove, TumbleMachine, TumbleParams, TumbleState, travelling_wave_rad
 from cobra_sim.engine import CobraSim, SimParams
@@ -104,12 +103,13 @@ def shape_wave(robot: RobotModel, config: TumbleRunConfig, time_s: float) -> np.
 
 
 def _machine(robot: RobotModel, config: TumbleRunConfig) -> TumbleMachine:
+    """The gait node's machine (closure by forward kinematics, sag correction within the limits);
+    the optional wave is this runner's own (`shape_wave`), so the machine's is off."""
     joints = robot.gait_joints()
-    pose = curl_pose(robot, joints, config.yaw_splay_rad)
     sidewinding = SidewindingGenerator([j.axis_kind for j in joints], SidewindingParams(0.5, 0.0, 0.0))
-    velocity = np.array([j.limits.velocity_rad_s if j.limits else math.inf for j in joints])
-    return TumbleMachine([j.name for j in joints], pose.positions_rad, velocity, sidewinding,
-                         TumbleParams(curl_speed_rad_s=config.curl_speed_rad_s, tumbling_timeout_s=1e6))
+    return TumbleMachine.for_robot(robot, joints, sidewinding,
+                                   TumbleParams(curl_speed_rad_s=config.curl_speed_rad_s, tumbling_timeout_s=1e6,
+                                                wave_amplitude_rad=0.0), config.yaw_splay_rad)
 
 
 class _Recorder:

@@ -69,6 +69,17 @@ def test_the_gait_sequence_curls_latches_and_rolls_on_24_degrees(robot):
     assert peaks.max() > summary['weight_normal_component_n']
 
 
+def test_the_gait_sequence_latches_on_level_ground_as_the_gait_node_runs_it(robot):
+    """The runner builds the gait node's machine (TumbleMachine.for_robot): it asks for the latch
+    once forward kinematics of the measured joints closes the loop. Before, with closure judged by
+    the joint tolerance alone, it asked with the frames 30.1 mm apart (the servos' sag), the sim
+    refused (capture distance 30 mm) and the sequence aborted after latching_timeout_s."""
+    trace = run_tumble(robot, TumbleRunConfig(slope_deg=0.0, start='sequence', tumble_s=1.0))
+    events = [text.split(':')[0] for _, text in trace.states]
+    assert events[:4] == ['ramp_down', 'curling', 'latching', 'tumbling'], trace.states
+    assert trace.latched[-1] or trace.outcome == 'ready'
+
+
 @pytest.mark.parametrize('changes, message', [
     ({'start': 'sideways'}, "start 'sideways'"),
     ({'tumble_s': 0.0}, 'tumble_s=0.0'),

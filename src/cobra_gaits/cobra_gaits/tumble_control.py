@@ -10,7 +10,6 @@ gait/start and gait/stop keep their meaning for the sidewinding part (`ramp`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,7 +24,7 @@ from std_srvs.srv import SetBool, Trigger
 from cobra_common.ros_entry import StartupError, declare, describe
 from cobra_common.service_request import ResendingRequest
 from cobra_description.robot_model import Joint, RobotModel
-from cobra_gaits.curl_pose import CurlPoseError, curl_pose, latch_gap
+from cobra_gaits.curl_pose import CurlPoseError, latch_gap
 from cobra_gaits.presets import TUMBLE_GAIT  # noqa: F401 (re-exported for gait_node)
 from cobra_gaits.sidewinding import GaitError, SidewindingGenerator
 from cobra_gaits.tumbling import TumbleMachine, TumbleParams, TumbleState
@@ -142,17 +141,10 @@ class TumbleController:
         self._stamp_ns = stamp_ns
         self.joint_names = [j.name for j in joints]
         try:
-            pose = curl_pose(model, joints, values['yaw_splay_rad'])
+            self.machine = TumbleMachine.for_robot(model, joints, sidewinding, tumble_params(values),
+                                                   values['yaw_splay_rad'])
         except CurlPoseError as error:
             raise StartupError(f'gait:=tumble: {error}') from error
-        velocity_limits = np.array([j.limits.velocity_rad_s if j.limits else math.inf for j in joints])
-        limits = (np.array([j.limits.lower_rad if j.limits else -math.inf for j in joints]),
-                  np.array([j.limits.upper_rad if j.limits else math.inf for j in joints]))
-        self.machine = TumbleMachine(
-            self.joint_names, pose.positions_rad, velocity_limits, sidewinding, tumble_params(values),
-            latch_gap_m=lambda q: latch_gap(model, dict(zip(self.joint_names, q.tolist())))[0],
-            position_limits_rad=limits,
-            pitch_signs=np.array([j.axis_sign if j.axis_kind == 'pitch' else 0.0 for j in joints]))
         self.ramp = _SidewindingSwitch(self)
         self._measured_rad: np.ndarray | None = None
         self._joint_index: tuple[tuple[str, ...], np.ndarray | None] = ((), None)
@@ -172,10 +164,11 @@ class TumbleController:
                                 lambda request, response, action=action: self._on_service(action, response))
         node.create_timer(DIAGNOSTICS_PERIOD_S, self.publish_diagnostics)
         self._publish_state()
+        curl_rad = self.machine.curl_pose_rad
+        gap_m = latch_gap(model, dict(zip(self.joint_names, curl_rad.tolist())))[0]
         node.get_logger().info(
-            'tumble: curl pose ' + ', '.join(f'{name} {angle:+.3f}' for name, angle in
-                                             zip(self.joint_names, pose.positions_rad))
-            + f' rad (latch frames {pose.closure_error_m * 1000:.2f} mm apart)')
+            'tumble: curl pose ' + ', '.join(f'{name} {angle:+.3f}' for name, angle in zip(self.joint_names, curl_rad))
+            + f' rad (latch frames {gap_m * 1000:.2f} mm apart)')
 
     # ---- the gait source interface ----
 

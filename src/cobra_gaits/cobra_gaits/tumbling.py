@@ -15,6 +15,8 @@ from enum import Enum
 
 import numpy as np
 
+from cobra_description.robot_model import Joint, RobotModel
+from cobra_gaits.curl_pose import curl_pose, latch_gap
 from cobra_gaits.sidewinding import GaitError, SidewindingGenerator
 
 MIN_JERK_PEAK_SPEED = 1.875  # peak of d/dt of 10t^3 - 15t^4 + 6t^5: peak speed = 1.875 * distance / T
@@ -103,6 +105,22 @@ class TumbleMachine:
     `latch_request` / `torque_request` are None or the value to send with latch/set / torque/set;
     the caller takes them with `take_requests()` and reports answers with `latch_answered`.
     """
+
+    @classmethod
+    def for_robot(cls, model: RobotModel, joints: Sequence[Joint], sidewinding: SidewindingGenerator,
+                  params: TumbleParams, yaw_splay_rad: float = 0.0) -> TumbleMachine:
+        """The machine as the gait node runs it on `model`: the curl pose solved from the URDF,
+        closure judged by forward kinematics of the measured joints, targets within the joint
+        limits, the wave on the pitch joints (raises CurlPoseError if no curl pose exists)."""
+        names = [j.name for j in joints]
+        pose = curl_pose(model, joints, yaw_splay_rad)
+        velocity_limits = np.array([j.limits.velocity_rad_s if j.limits else math.inf for j in joints])
+        limits = (np.array([j.limits.lower_rad if j.limits else -math.inf for j in joints]),
+                  np.array([j.limits.upper_rad if j.limits else math.inf for j in joints]))
+        return cls(names, pose.positions_rad, velocity_limits, sidewinding, params,
+                   latch_gap_m=lambda q: latch_gap(model, dict(zip(names, q.tolist())))[0],
+                   position_limits_rad=limits,
+                   pitch_signs=np.array([j.axis_sign if j.axis_kind == 'pitch' else 0.0 for j in joints]))
 
     def __init__(self, joint_names: Sequence[str], curl_pose_rad: np.ndarray,
                  velocity_limits_rad_s: np.ndarray, sidewinding: SidewindingGenerator,
