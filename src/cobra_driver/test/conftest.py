@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -12,7 +11,6 @@ import pytest
 from cobra_driver.driver_config import DriverConfig, build_config
 from cobra_driver.driver_core import JointDriver
 from cobra_driver.emulator import ServoBusEmulator, cobra_bus
-from cobra_driver.loop_timing import EXECUTOR_PRIORITY
 
 
 @pytest.fixture(autouse=True)
@@ -22,21 +20,6 @@ def short_gil_switch() -> Iterator[None]:
     sys.setswitchinterval(0.0002)
     yield
     sys.setswitchinterval(previous)
-
-
-@pytest.fixture(autouse=True)
-def test_thread_above_ordinary_load() -> Iterator[None]:
-    """The test thread polls the port holding the GIL that the emulator needs to answer. Under
-    SCHED_FIFO 1, as the driver node puts its executor thread (loop_timing.EXECUTOR_PRIORITY), busy
-    neighbours cannot park it with the GIL held (a loaded CI run lost three start-up writes in a row).
-    Processes it starts (node tests) get the ordinary scheduler back (SCHED_RESET_ON_FORK)."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(EXECUTOR_PRIORITY))
-    except OSError:  # not permitted here: the ordinary scheduler, as before
-        yield
-        return
-    yield
-    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 @pytest.fixture
