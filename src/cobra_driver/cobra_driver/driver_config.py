@@ -38,6 +38,7 @@ class DriverConfig:
     loop_priority: int = 50
     usb_latency_ms: float = 1.0
     packet_timeout_margin_ms: float = 1.0
+    setup_timeout_margin_ms: float = 50.0
     operating_mode: int = ct.OperatingMode.POSITION
     latch_operating_mode: int = ct.OperatingMode.CURRENT_BASED_POSITION
     profile_velocity: int = 0
@@ -85,6 +86,8 @@ PARAMETERS: tuple[Setting, ...] = (
     Setting('usb_latency_ms', 1.0, 'USB adapter latency timer the packet timeout assumes [ms]', 0.0, 32.0),
     Setting('packet_timeout_margin_ms', 1.0, 'extra wait for a reply beyond wire time + 2 x latency [ms]',
               0.0, 100.0),
+    Setting('setup_timeout_margin_ms', 50.0, 'the same while setting the servos up at start and on reconnect '
+            '(not time critical: rides out scheduling hiccups) [ms]', 0.0, 1000.0),
     Setting('joint_names', GAIT_JOINTS, 'joints driven by XH540 servos, head to tail'),
     Setting('joint_ids', list(range(1, 12)), 'servo ID of each entry of joint_names'),
     Setting('zero_offsets_rad', [0.0] * 11, 'servo angle from tick 2048 where each joint reads zero [rad]'),
@@ -240,6 +243,7 @@ def build_config(values: Mapping[str, Any], robot: RobotModel | None = None) -> 
         rate_hz=float(params['rate_hz']), loop_priority=int(params['loop_priority']),
         usb_latency_ms=float(params['usb_latency_ms']),
         packet_timeout_margin_ms=float(params['packet_timeout_margin_ms']),
+        setup_timeout_margin_ms=float(params['setup_timeout_margin_ms']),
         operating_mode=int(params['operating_mode']), latch_operating_mode=int(params['latch_operating_mode']),
         profile_velocity=int(params['profile_velocity']), profile_acceleration=int(params['profile_acceleration']),
         position_p_gain=int(params['position_p_gain']), position_i_gain=int(params['position_i_gain']),

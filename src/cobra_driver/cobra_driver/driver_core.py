@@ -44,7 +44,6 @@ __all__ = ['DiagnosticEntry', 'DriverConfig', 'JointDriver', 'JointSample', 'Lat
 LogFunction = Callable[..., None]
 """log(level, message, throttle_s=0.0): level 'info'|'warn'|'error'; throttle_s > 0 rate-limits that call."""
 PORT_FAILURES = (OSError, termios.error, serial.SerialException, PortUnavailableError)
-SETUP_TIMEOUT_MARGIN_MS = 50.0  # set-up is not time critical: ride out scheduling hiccups
 REBOOT_SETTLE_S = 0.3
 PROBE_PERIOD_S = 0.5  # a rebooting X-series servo is silent for ~0.2 s (bootloader)
 BUS_ERROR_LOG_PERIOD_S = 1.0
@@ -204,7 +203,7 @@ class JointDriver:
                            timeout_margin_ms=cfg.packet_timeout_margin_ms)
         bus.open()
         self.bus = bus
-        bus.port.timeout_margin_ms = max(cfg.packet_timeout_margin_ms, SETUP_TIMEOUT_MARGIN_MS)
+        bus.port.timeout_margin_ms = max(cfg.packet_timeout_margin_ms, cfg.setup_timeout_margin_ms)
         try:
             setup.check_presence(bus, cfg, self.health, self.log, initial=initial)
             for servo in self.servos:

@@ -32,8 +32,11 @@ def bus(tmp_path) -> Iterator[ServoBusEmulator]:
 
 
 def driver_config(port: str, **overrides: object) -> DriverConfig:
-    # 100 Hz and a generous reply margin (shared, loaded CI cores): tests check behaviour, the bench timing.
-    values = {'port': port, 'rate_hz': 100.0, 'packet_timeout_margin_ms': 20.0, 'status_poll_period_s': 0.1,
+    # 100 Hz and generous reply margins (shared, loaded CI cores): tests check behaviour, the bench timing.
+    # Set-up 250 ms: on a loaded CI machine three start-up writes in a row went unanswered within 50 ms
+    # (the pty's bytes cross the kernel on an ordinary-priority worker, unlike a servo's).
+    values = {'port': port, 'rate_hz': 100.0, 'packet_timeout_margin_ms': 20.0, 'setup_timeout_margin_ms': 250.0,
+              'status_poll_period_s': 0.1,
               'fault_after_failures': 5, 'reconnect_min_s': 0.05, 'reconnect_max_s': 0.2}
     values.update(overrides)
     return build_config(values)

@@ -29,7 +29,8 @@ PARAMS_FILE = REPO_ROOT / 'config' / 'driver.yaml'
 
 def start_node(ros_env: dict[str, str], port: str, *extra: str) -> subprocess.Popen[str]:
     command = [sys.executable, '-m', 'cobra_driver.driver_node', '--ros-args', '--params-file', str(PARAMS_FILE),
-               '-p', f'port:={port}', '-p', 'rate_hz:=100.0', '-p', 'packet_timeout_margin_ms:=20.0', *extra]
+               '-p', f'port:={port}', '-p', 'rate_hz:=100.0', '-p', 'packet_timeout_margin_ms:=20.0',
+               '-p', 'setup_timeout_margin_ms:=250.0', *extra]
     return subprocess.Popen(command, env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
 
