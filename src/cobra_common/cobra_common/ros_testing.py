@@ -10,6 +10,7 @@ from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 
 from cobra_common.ros_entry import stamp_seconds
+from cobra_common.service_request import ResendingRequest
 
 
 def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = 60.0) -> bool:
@@ -21,6 +22,13 @@ def spin_until(node: Node, condition: Callable[[], bool], timeout_s: float = 60.
             return True
         rclpy.spin_once(node, timeout_sec=0.02)
     return condition()
+
+
+def call_idempotent(node: Node, client: object, request: object, timeout_s: float = 30.0) -> object | None:
+    """The answer of an idempotent service (set parameters, SetBool, gait/start), asked again while
+    unanswered (cobra_common.service_request: right after discovery a reply can be dropped); None
+    after `timeout_s`. Spins `node`, which must not be in an executor elsewhere."""
+    return ResendingRequest(client, request).spin_until_answered(node, timeout_s)
 
 
 def clock_message(stamp_ns: int) -> Clock:

@@ -21,6 +21,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
+from cobra_common.ros_testing import call_idempotent
 from cobra_driver import control_table as ct
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -73,9 +74,9 @@ class Probe:
     def call(self, service: str, value: bool, timeout: float = 15.0) -> SetBool.Response:
         client = self.node.create_client(SetBool, service)
         assert client.wait_for_service(timeout_sec=timeout)
-        future = client.call_async(SetBool.Request(data=value))
-        assert self.spin_until(future.done, timeout)
-        return future.result()
+        answer = call_idempotent(self.node, client, SetBool.Request(data=value), timeout)
+        assert answer is not None
+        return answer
 
     def close(self) -> None:
         self.node.destroy_node()

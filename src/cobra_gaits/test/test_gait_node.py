@@ -16,6 +16,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
+from cobra_common.ros_testing import call_idempotent
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -32,9 +33,7 @@ def gait_command(*parameters: str) -> list[str]:
 
 def call(node, client, request, timeout_s: float = 10.0):
     assert client.wait_for_service(timeout_sec=timeout_s)
-    future = client.call_async(request)
-    rclpy.spin_until_future_complete(node, future, timeout_sec=timeout_s)
-    return future.result()
+    return call_idempotent(node, client, request, timeout_s)  # gait/start, gait/stop, parameters
 
 
 def collect(node, messages: list, seconds: float) -> np.ndarray:

@@ -18,6 +18,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from cobra_common.ros_entry import StartupError
+from cobra_common.ros_testing import call_idempotent
 from cobra_gaits.gait_node import declare_parameters
 from cobra_gaits.lts import PRESET_NAMES
 
@@ -93,9 +94,7 @@ def test_lts_node_commands_the_18_tsnake_joints_straight_until_started(ros_env, 
         assert np.all(np.array([m.position for m in messages]) == 0.0)  # waiting: straight
         client = ros_node.create_client(Trigger, 'gait/start')
         assert client.wait_for_service(timeout_sec=10.0)
-        future = client.call_async(Trigger.Request())
-        rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
-        assert future.result().success
+        assert call_idempotent(ros_node, client, Trigger.Request()).success  # gait/start is idempotent
         twist = [i for i, name in enumerate(TSNAKE_NAMES) if name.endswith('_twist')]
         deadline = time.monotonic() + 60.0  # until the twist joints passed 0.5 rad (2.4 s of gait)
         while time.monotonic() < deadline and not (messages and np.all(

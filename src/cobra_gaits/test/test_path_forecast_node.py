@@ -17,6 +17,7 @@ from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from cobra_common.ros_testing import call_idempotent
 
 REPO_ROOT = FilePath(__file__).resolve().parents[3]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -81,10 +82,9 @@ def test_a_retune_of_the_gait_node_gives_a_new_path_and_odom_moves_it(ros_env, r
 
         set_parameters = node.create_client(SetParameters, 'gait_node/set_parameters')
         assert set_parameters.wait_for_service(timeout_sec=WAIT_LIMIT_S)
-        future = set_parameters.call_async(SetParameters.Request(parameters=[
-            Parameter('direction', value='right').to_parameter_msg()]))
-        rclpy.spin_until_future_complete(node, future, timeout_sec=WAIT_LIMIT_S)
-        assert future.result() is not None and future.result().results[0].successful
+        answer = call_idempotent(node, set_parameters, SetParameters.Request(parameters=[
+            Parameter('direction', value='right').to_parameter_msg()]), WAIT_LIMIT_S)
+        assert answer is not None and answer.results[0].successful
         right = wait_for_path(node, paths, lambda path: end_xy(path)[1] * left_y < 0.0)
         right_x, right_y = end_xy(right)
         assert right_y == pytest.approx(-left_y, rel=0.05)  # the mirrored wave sidewinds to the other side

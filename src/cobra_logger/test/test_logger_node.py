@@ -19,6 +19,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
+from cobra_common.ros_testing import call_idempotent
 
 SUBSCRIBE_TIMEOUT_S = 30.0  # the logger process fixtures (start_logger, test_node) are in conftest.py
 
@@ -141,9 +142,7 @@ def test_split_limits_can_be_retuned_at_run_time_within_their_ranges(tmp_path, s
 
     def set_parameter(name: str, value: float) -> bool:
         request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
-        future = client.call_async(request)
-        rclpy.spin_until_future_complete(test_node, future, timeout_sec=SUBSCRIBE_TIMEOUT_S)
-        return future.result().results[0].successful
+        return call_idempotent(test_node, client, request, SUBSCRIBE_TIMEOUT_S).results[0].successful
 
     assert set_parameter('split_duration_s', 0.5)
     assert not set_parameter('split_duration_s', 0.0)

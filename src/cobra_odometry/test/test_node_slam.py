@@ -16,6 +16,7 @@ from rcl_interfaces.msg import Log
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Int32, String
 
+from cobra_common.ros_testing import call_idempotent
 from cobra_description.robot_model import load_robot_model
 from cobra_odometry.odometry_node import EVENT_QOS as EVENTS_QOS
 from cobra_odometry.accuracy import compare
@@ -224,9 +225,9 @@ def test_parameter_updates_validated(start_node, test_node, spin) -> None:
     def set_double(name: str, value: float):
         request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=ParameterValue(
             type=ParameterType.PARAMETER_DOUBLE, double_value=value))])
-        future = client.call_async(request)
-        assert spin(test_node, future.done, 10.0)
-        return future.result().results[0]
+        answer = call_idempotent(test_node, client, request)
+        assert answer is not None, node.output()
+        return answer.results[0]
 
     assert set_double('stale_timeout_s', 2.0).successful
     rejected = set_double('retry_max_s', 0.5)  # below retry_initial_s (1.0)

@@ -19,7 +19,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
 from cobra_common.ros_entry import stamp_seconds
-from cobra_common.ros_testing import spin_until
+from cobra_common.ros_testing import call_idempotent, spin_until
 
 URDF = Path(__file__).resolve().parents[3] / 'urdf' / 'cobra.urdf'
 LINKS = ['base_link'] + [f'link_{i}' for i in range(1, 12)]  # the links with collision geometry
@@ -184,9 +184,7 @@ def test_latch_and_torque_services(sim_process, ros_node):
     def call(service: str, value: bool) -> SetBool.Response:
         client = ros_node.create_client(SetBool, service)
         assert client.wait_for_service(timeout_sec=10.0)
-        future = client.call_async(SetBool.Request(data=value))
-        rclpy.spin_until_future_complete(ros_node, future, timeout_sec=10.0)
-        return future.result()
+        return call_idempotent(ros_node, client, SetBool.Request(data=value), 10.0)
 
     # straight, the latch frames are 1.7 m apart: refused, nothing latches (test_sim_node_latch curls first)
     refused = call('latch/set', True)

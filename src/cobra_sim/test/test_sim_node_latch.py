@@ -19,6 +19,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
+from cobra_common.ros_testing import call_idempotent
 from cobra_description.robot_model import load_robot_model
 from cobra_gaits.curl_pose import curl_pose
 
@@ -43,9 +44,7 @@ def test_latch_set_engages_the_weld_once_curled_and_latch_state_follows(ros_env,
         target = curl_pose(robot, robot.gait_joints()).as_dict()
 
         def call(value: bool) -> SetBool.Response:
-            future = client.call_async(SetBool.Request(data=value))
-            rclpy.spin_until_future_complete(node, future, timeout_sec=10.0)
-            return future.result()
+            return call_idempotent(node, client, SetBool.Request(data=value), 10.0)
 
         deadline = time.monotonic() + 60.0
         response = None
