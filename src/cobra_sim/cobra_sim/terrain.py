@@ -284,7 +284,7 @@ class RigidGround(TerrainModel):
         if self.params.friction_cone == 'elliptic':
             return 1.0
         mu = self.params.friction_static
-        return mu * mu * (1.0 + mu * mu) / (int(self._friction_attributes()['condim']) - 1)
+        return mu * mu * (1.0 + mu * mu) / (self._condim() - 1)
 
     def robot_geom_attributes(self, link_mass_kg: float, timestep_s: float) -> dict[str, str]:
         return {
@@ -296,12 +296,16 @@ class RigidGround(TerrainModel):
         """friction and condim: sliding mu_s; no torsional friction (MuJoCo's cylinder-on-plane
         contact already resists pivoting with several points); the rolling resistance, if any."""
         p = self.params
-        if not (math.isfinite(p.rolling_resistance_m) and p.rolling_resistance_m >= 0.0):
-            raise TerrainConfigError(f'rolling_resistance_m {p.rolling_resistance_m}: use a length >= 0 '
+        rolling_m = p.rolling_resistance_m if self._condim() == 6 else 0.0
+        return {'friction': f'{p.friction_static} 0 {rolling_m:.12g}', 'condim': str(self._condim())}
+
+    def _condim(self) -> int:
+        """6 (rolling friction rows) with a rolling resistance on the elliptic cone, else 3."""
+        resistance_m = self.params.rolling_resistance_m
+        if not (math.isfinite(resistance_m) and resistance_m >= 0.0):
+            raise TerrainConfigError(f'rolling_resistance_m {resistance_m}: use a length >= 0 '
                                      f'(m; 0 = no rolling resistance)')
-        if p.rolling_resistance_m == 0.0 or p.friction_cone == 'pyramidal':
-            return {'friction': f'{p.friction_static} 0 0', 'condim': '3'}
-        return {'friction': f'{p.friction_static} 0 {p.rolling_resistance_m:.12g}', 'condim': '6'}
+        return 6 if resistance_m > 0.0 and self.params.friction_cone == 'elliptic' else 3
 
     def robot_contact_parameters(self, inverse_mass_per_kg: np.ndarray, contacts_at_rest: np.ndarray,
                                  timestep_s: float) -> RobotContactParameters:
