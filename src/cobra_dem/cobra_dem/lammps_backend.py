@@ -299,7 +299,7 @@ thermo 0
 
     def add_body(self, info_path: Path, centre_m: np.ndarray, rotation: np.ndarray, velocity_m_s: np.ndarray,
                  spin_rad_s: float, spin_free: bool) -> None:
-        """fix rigid over clumps + body: the shape's mass and inertia (in bed axes at `rotation`), its
+        """fix rigid over clumps + body (the body alone on a frozen bed): the shape's mass and inertia (in bed axes at `rotation`), its
         COM velocity and angular momentum I (0, spin, 0) from the infile; y force and x/z torques
         off (planar), y torque off too unless free (then the spin is held: I_yy is constant under
         rotation about y)."""
@@ -315,10 +315,17 @@ thermo 0
                            '1\n' + ' '.join(f'{v:.12g}' for v in values) + '\n')
             os.replace(tmp, info_path)
         torque_y = 'on' if spin_free else 'off'
-        body_id = int(self.body_molecule_id)
-        self.command(f'group movers union grains body\n'
-                     f'fix bodies movers rigid molecule force {body_id} on off on '
-                     f'torque {body_id} off {torque_y} off infile {info_path}')
+        if self.scenario.grain_motion == 'frozen':
+            # grains out of every integrator, at rest: they push but never move; the body is then the
+            # fix's only rigid body, number 1 (the infile still names it by its molecule ID)
+            self.command('velocity grains set 0.0 0.0 0.0\nset group grains omega 0.0 0.0 0.0\n'
+                         'group movers union body body')
+            body_index = 1
+        else:
+            self.command('group movers union grains body')
+            body_index = int(self.body_molecule_id)
+        self.command(f'fix bodies movers rigid molecule force {body_index} on off on '
+                     f'torque {body_index} off {torque_y} off infile {info_path}')
         self.rebalance_fix()
 
     # stepping ------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ def summarize(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[str, Any
         'slope_deg': scenario.slope_deg,
         'body': scenario.body.kind,
         'motion': scenario.body.motion,
+        'grain_motion': scenario.grain_motion,
         'duration_s': elapsed_s,
         'time_step_s': scenario.dt_s,
         'distance_descended_m': along_slope_m,

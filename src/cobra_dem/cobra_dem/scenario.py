@@ -26,6 +26,7 @@ TIME_STEP_LIMIT_OF_RAYLEIGH = 0.3
 TIME_STEP_LIMIT_OF_HERTZ = 0.1
 AUTO_TIME_STEP_OF_LIMIT = 0.4
 BACKENDS = ('lammps', 'deme')
+GRAIN_MOTIONS = ('mobile', 'frozen')
 
 
 class ScenarioError(ConfigError):
@@ -40,6 +41,8 @@ SETTINGS = (
     Setting('body.kind', choices=BODY_KINDS,
             note='"wheel": the thesis\'s rigid wheel, "cobra_loop": the latched COBRA loop from the URDF'),
     Setting('body.motion', choices=('prescribed', 'free'), note='"prescribed": omega_r fixed'),
+    Setting('grain_motion', choices=GRAIN_MOTIONS,
+            note='"frozen": the settled grains stay put, a stiff ground with the bed\'s roughness'),
     *(Setting(name, minimum=0.0, minimum_open=True)
       for name in ('duration_s', 'output_interval_s', 'body_sample_interval_s', 'bed.sphere_radius_m',
                    'body.radius_m', 'body.mass_kg')),
@@ -92,6 +95,9 @@ class Scenario:
     body_sample_interval_s: float = 0.01      # trajectory / force samples
     time_step_s: float | None = None          # None = auto from the stability estimate
     rolling_stiffness_ratio: float = 0.25
+    # frozen: the settled grains are not integrated while the body runs (they keep their contact
+    # law): the stiff-ground reference with the bed's own roughness (tumble_compare). Ours, not the thesis's.
+    grain_motion: str = 'mobile'
     bed: BedSpec = field(default_factory=BedSpec)
     body: BodySpec = field(default_factory=BodySpec)
     terrain: Material = Material(1e8, 0.3, 0.1, 0.67, 0.05)
@@ -193,6 +199,9 @@ class Scenario:
                 f'{self.stable_time_step_s:.3g} s ({self.time_step_report()}); use time_step_s <= '
                 f'{self.stable_time_step_s:.3g} or "auto"')
         if self.backend == 'deme':
+            if self.grain_motion != 'mobile':
+                raise ScenarioError(f'grain_motion: {self.grain_motion} applies to the lammps backend only: '
+                                    'set grain_motion: mobile or use backend lammps')
             if self.mpi:
                 raise ScenarioError('mpi: true applies to the lammps backend only (DEM-Engine runs on one GPU): '
                                     'set mpi: false (no --ranks) or use backend lammps')

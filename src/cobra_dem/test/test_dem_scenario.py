@@ -57,6 +57,7 @@ def test_rigid_slope_rolling_law() -> None:
     ({'bed': {'sphere_radius_m': 0.01}}, 'grains larger than the bed'),
     ({'backend': 'chrono'}, "'backend' = 'chrono' is invalid: must be one of \\['lammps', 'deme'\\]"),
     ({'body': {'motion': 'teleport'}}, 'prescribed'),
+    ({'grain_motion': 'glued'}, "'grain_motion' = 'glued' is invalid: must be one of \\['mobile', 'frozen'\\]"),
 ])
 def test_bad_scenarios_raise_one_clear_error(overrides: dict, needle: str) -> None:
     with pytest.raises(ScenarioError, match=needle):
@@ -73,6 +74,11 @@ def test_deme_without_an_nvidia_driver_names_the_fix(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(scenario_module, 'nvidia_driver_present', lambda: False)
     with pytest.raises(ScenarioError, match=r'NVIDIA GPU.*pip install "deme\[cuda12\]".*backend lammps'):
         scenario_from_dict({'backend': 'deme'}).validate()
+
+
+def test_frozen_grains_on_dem_engine_are_refused_before_any_gpu_check() -> None:
+    with pytest.raises(ScenarioError, match='grain_motion: frozen applies to the lammps backend only'):
+        scenario_from_dict({'backend': 'deme', 'grain_motion': 'frozen'}).validate()
 
 
 def test_unknown_key_is_refused() -> None:

@@ -11,11 +11,12 @@ with a the least-squares acceleration of x(t); μ_F is also read over the first 
 0.3 s with the mean sinkage there (the traction builds up as the shell digs in). Rolling share:
 ω_y r / v (r the loop's rolling radius; 1 = rolling without slip, 0 = pure sliding, < 0 turning
 backwards). Held spin: the same loop with ω_r = π/4 held (the DEM scenario's prescribed motion), its distance against the rigid
-reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5).
+reference's (cobra_dem.rigid_reference, MuJoCo, μ 0.5). The cause: the smooth loop also runs on the
+same fills frozen (grain_motion: frozen: the same shell and contact law, the grains cannot give way).
 
 Run:  .venv/bin/python -m cobra_experiments.loop_friction --out out/loop_friction [--edge-height 0.008] [--duration 0.5]
       [--seeds 3]  (each case on bed fills 1..N: the spread is the margin a finding needs)
-      (4 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m,
+      (6 DEM runs on the LAMMPS test bed for the loop, 0.16 m wide for the edges: 0.6 × 0.16 m,
       30 mm deep, 5 mm spheres;
       about 1 min each on one free core; finished runs in --out are reused)
 Bad input (duration <= 0, edge height <= 0) prints one message and exits 2.
@@ -41,6 +42,8 @@ LOOP_BED = {'length_m': 0.6, 'width_m': 0.16, 'depth_m': 0.03, 'sphere_radius_m'
             'settle_time_s': 0.15, 'settle_max_time_s': 0.4}   # the LAMMPS test bed for the loop
 SLIDING_SPEED_M_S = 0.02      # samples faster than this along the slope count as sliding
 SETTLE_SKIP_S = 0.05          # the first samples after release: the bed yields under the new load
+CASE_LABELS = {'smooth': 'smooth shell', 'edges': 'module edges', 'frozen': 'smooth shell, bed frozen',
+               'rigid': 'rigid slope (MuJoCo, μ 0.5)'}
 WINDOWS_S = {'early': (0.0, 0.15), 'late': (0.3, math.inf)}   # traction read separately in these spans [s]
 
 
@@ -49,11 +52,11 @@ class LoopFrictionError(ValueError):
 
 
 def loop_scenario(edge_height_m: float, motion: str, duration_s: float, bed_width_m: float = 0.16,
-                  bed_seed: int = 1) -> Scenario:
+                  bed_seed: int = 1, grain_motion: str = 'mobile') -> Scenario:
     """The latched COBRA loop on the loop test bed, 24°, the thesis §21 materials; `bed_seed` draws
-    another random fill of the same bed."""
+    another random fill of the same bed; grain_motion 'frozen' holds its settled grains."""
     return scenario_from_dict({'bed': dict(LOOP_BED, width_m=bed_width_m, seed=bed_seed), 'slope_deg': 24.0,
-                               'duration_s': duration_s,
+                               'duration_s': duration_s, 'grain_motion': grain_motion,
                                'body': {'kind': 'cobra_loop', 'motion': motion, 'start_x_m': 0.3,
                                         'settle_time_s': 0.1, 'module_edge_height_m': edge_height_m}}).validate()
 
@@ -110,6 +113,25 @@ def seed_spread(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return spread
 
 
+def cause_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Per motion, the smooth shell on the mobile bed against the same shell on the same fills frozen:
+    whether the skid needs the grains to give way (the frozen bed rolls it as the rigid slope does)."""
+    lines = []
+    for motion in ('free', 'prescribed'):
+        mobile = [row for row in rows if row['shell'] == 'smooth' and row['motion'] == motion]
+        frozen = [row for row in rows if row['shell'] == 'frozen' and row['motion'] == motion]
+        if not mobile or not frozen:
+            continue
+        def span(case: list[dict[str, Any]], key: str) -> str:
+            values = [float(row[key]) for row in case]
+            return f'{min(values):.2f}-{max(values):.2f}' if len(values) > 1 else f'{values[0]:.2f}'
+        lines.append(f'cause ({"free from rest" if motion == "free" else "spin held"}): smooth shell ωr/v '
+                     f'{span(mobile, "rolling_share")} on the mobile bed, {span(frozen, "rolling_share")} on the '
+                     f'same fills frozen; distance {span(mobile, "distance_m")} m against {span(frozen, "distance_m")} '
+                     f'm frozen and {mobile[0]["rigid_distance_m"]:.3f} m rigid')
+    return lines
+
+
 def run_or_load(scenario: Scenario, run_dir: Path) -> dict[str, np.ndarray]:
     if not (run_dir / 'trajectory.npz').is_file():
         from cobra_dem.lammps_backend import run_scenario
@@ -123,11 +145,11 @@ def plot(path: Path, traces: dict[tuple[str, str], dict[str, np.ndarray]], rolli
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
-    styles = {'smooth': 'tab:red', 'edges': 'tab:blue', 'rigid': 'grey'}
+    styles = {'smooth': 'tab:red', 'edges': 'tab:blue', 'frozen': 'tab:green', 'rigid': 'grey'}
     for (shell, motion), trace in traces.items():
         t = trace['time_s'] - trace['time_s'][0]
         line = '-' if motion == 'free' else '--'
-        label = f'{shell}, {"free from rest" if motion == "free" else "spin held π/4 rad/s"}'
+        label = f'{CASE_LABELS[shell]}, {"free from rest" if motion == "free" else "spin held π/4 rad/s"}'
         axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], line, color=styles[shell], label=label)
         v = trace['velocity_m_s'][:, 0]
         share = np.where(np.abs(v) > SLIDING_SPEED_M_S, trace['angular_velocity_rad_s'][:, 1] * rolling_radius_m
@@ -147,7 +169,8 @@ def plot(path: Path, traces: dict[tuple[str, str], dict[str, np.ndarray]], rolli
     axes[2].set_xlabel('time since the slope was applied [s]')
     axes[0].legend(loc='upper left', fontsize=8)
     axes[2].legend(loc='upper right', fontsize=8)
-    axes[0].set_title('latched COBRA loop on 24° DEM sand: smooth link shells vs module edges', fontsize=9)
+    axes[0].set_title('latched COBRA loop on 24° DEM sand: smooth link shells vs module edges,\n'
+                      'and the smooth loop on the same bed frozen', fontsize=9)
     figure.tight_layout()
     save_figure(figure, path, dpi=110)
 
@@ -180,9 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     traces: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     rows = []
     for seed in range(1, args.seeds + 1):
-        for shell, height in (('smooth', 0.0), ('edges', args.edge_height)):
+        for shell, height, grains in (('smooth', 0.0, 'mobile'), ('edges', args.edge_height, 'mobile'),
+                                      ('frozen', 0.0, 'frozen')):
             for motion in ('free', 'prescribed'):
-                scenario = loop_scenario(height, motion, args.duration, args.bed_width, seed)
+                scenario = loop_scenario(height, motion, args.duration, args.bed_width, seed, grains)
                 trace = run_or_load(scenario, out_dir / (f'{shell}_{motion}' + (f'_seed{seed}' if seed > 1 else '')))
                 if seed == 1:
                     traces[(shell, motion)] = trace
@@ -221,7 +245,10 @@ def main(argv: list[str] | None = None) -> int:
                   f'{case["rolling_share"][1]:.2f}, holds {case["holds"]} of {args.seeds}')
     print(f'tan 24° = {math.tan(math.radians(24.0)):.3f} (what a resting body needs); grain and wheel/terrain μ 0.67; '
           'peak Fn: the normal contact force averaged over each sample interval, from the momentum (impacts by '
-          'their impulse), DEM and rigid')
+          'their impulse), DEM and rigid; shell "frozen": the smooth shell on the same bed with its grains held '
+          '(grain_motion: frozen), the same contact law without the grains giving way')
+    for line in cause_lines(rows):
+        print(line)
     (out_dir / 'loop_friction.json').write_text(json.dumps({'runs': rows, 'spread_over_seeds': seed_spread(rows)},
                                                            indent=2))
     plot(out_dir / 'loop_friction.png', traces, shape.rolling_radius_m)

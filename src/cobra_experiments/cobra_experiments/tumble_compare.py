@@ -5,6 +5,10 @@ sand (LAMMPS) and on the thesis §5 compliant ground. One table, one figure.
 - DEM: a finished `python -m cobra_experiments.dem_run` folder (--dem-run), or a fresh run on
   --dem-bed small (the LAMMPS test bed: 4 mm spheres, 0.3 × 0.16 m periodic, 32 mm deep; ~5 min
   for 0.6 s here) or full (config/dem/tumble_slope.yaml's 0.5 m bed; ~9 min per simulated second);
+- stiff grains: the same LAMMPS bed and fill with the grains frozen after settling (scenario
+  grain_motion: frozen; ours, not the thesis's): a stiff ground with the bed's own roughness, the
+  reference for the thesis's "DEM attenuates impact peaks" (the smooth wheel on the smooth rigid
+  plane never leaves it, so it has no impacts to attenuate);
 - compliant: the same MuJoCo body with MuJoCo's contacts off and the ground's force and torque
   from cobra_soil.CompliantGround (config/soil/compliant_ground.yaml: the thesis §5 law with the
   §7 k = 1e4 N/m, b = 1e3 N s/m per contact point, μ_s 0.5 / μ_d 0.3) applied to the body each
@@ -19,7 +23,8 @@ area, k and d scaled by that area / the law's contact_point_area_m2; validated a
 form of a cylinder rolling on a Kelvin–Voigt foundation in validate_terrain): ground entering
 the contact is damped, ground leaving it is not pulled back, so the §5 damping resists the
 rolling. Lift-off: normal force below 5 % of the weight's normal part (cobra_dem.outputs).
-Verdict: rigid distance > DEM distance > compliant (per-area) distance.
+Verdicts: rigid distance > DEM distance > compliant (per-area) distance; DEM's largest impulse
+(normal force averaged over a sample interval, from the momentum) below the stiff grains'.
 
 Run:  .venv/bin/python -m cobra_experiments.tumble_compare --dem-run out/tumble3/dem_wheel --dem-bed small
           [--out out/tumble3]
@@ -48,9 +53,10 @@ SMALL_BED_OVERRIDES = {'bed.length_m': 0.3, 'bed.width_m': 0.16, 'bed.sphere_rad
                        'bed.settle_time_s': 0.15, 'bed.settle_max_time_s': 0.4, 'body.start_x_m': 0.1}
 RIM_POINTS = 180   # compliant_rim: points per rim circle (7 mm apart on r 0.20 m)
 TERRAIN_LABELS = {'rigid': 'rigid slope (MuJoCo, μ 0.5)', 'dem': 'DEM sand (LAMMPS)',
+                  'stiff_grains': 'stiff grains (the same bed frozen, LAMMPS)',
                   'compliant': 'compliant ground (thesis §5, sim shapes)',
                   'compliant_rim': f'compliant, per-area law over the rim ({RIM_POINTS} pts)'}
-COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'compliant': 'tab:green', 'compliant_rim': 'tab:olive'}
+COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'stiff_grains': 'tab:red', 'compliant': 'tab:green', 'compliant_rim': 'tab:olive'}
 
 
 class TumbleCompareError(ValueError):
@@ -191,6 +197,11 @@ def terrain_figures(scenario: Scenario, trace: dict[str, np.ndarray]) -> dict[st
             'lift_off_time_s': float(sum(b - a for a, b in lift_off))}
 
 
+def dem_attenuates(dem: dict[str, Any], stiff_grains: dict[str, Any]) -> bool:
+    """The thesis's 'DEM attenuates impact peaks': the mobile bed's largest impulse below the frozen bed's."""
+    return bool(dem['peak_interval_mean_normal_force_n'] < stiff_grains['peak_interval_mean_normal_force_n'])
+
+
 def summarise(scenario: Scenario, traces: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
     figures = {name: terrain_figures(scenario, trace) for name, trace in traces.items()}
     d = {name: f['distance_m'] for name, f in figures.items()}
@@ -201,6 +212,8 @@ def summarise(scenario: Scenario, traces: dict[str, dict[str, np.ndarray]]) -> d
             'point_contacts_roll_as_rigid': bool(abs(d['compliant'] / d['rigid'] - 1.0) < 0.01),
             'dem_lower_peak_than_rigid': bool(figures['dem']['peak_interval_mean_normal_force_n']
                                               < figures['rigid']['peak_interval_mean_normal_force_n']),
+            'dem_lower_peak_than_stiff_grains': dem_attenuates(figures['dem'], figures['stiff_grains']),
+            'dem_slower_than_stiff_grains': bool(d['dem'] < d['stiff_grains']),
             'dem_lifts_off': bool(figures['dem']['lift_off_count'] > 0)}
 
 
@@ -227,11 +240,21 @@ def print_table(summary: dict[str, Any]) -> None:
               f'{max(f["peak_interval_mean_normal_force_n"] for f in fills):.0f} N (interval mean), '
               f'lift-off on {sum(f["lift_off_count"] > 0 for f in fills)} of them; ordering on every fill: '
               f'{"HOLDS" if summary["ordering_holds_on_every_fill"] else "DOES NOT HOLD"}')
+        stiff = summary['stiff_grain_fills']
+        print(f'stiff grains on the same {len(stiff)} fills: peak F_n '
+              + ' / '.join(f'{f["peak_interval_mean_normal_force_n"]:.0f}' for f in stiff)
+              + ' N (interval mean) against DEM '
+              + ' / '.join(f'{f["peak_interval_mean_normal_force_n"]:.0f}' for f in fills)
+              + f' N; DEM attenuates the impacts on every fill: '
+              f'{"HOLDS" if summary["dem_attenuates_on_every_fill"] else "DOES NOT HOLD"}')
     print(f'ordering rigid > DEM > compliant over the rim (distance): '
           f'{"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
-          f'DEM peak normal force (mean over a sample interval, from the momentum) below rigid: '
-          f'{summary["dem_lower_peak_than_rigid"]}; '
+          f'DEM slower than the stiff grains: {summary["dem_slower_than_stiff_grains"]}; '
           f'DEM lifts off: {summary["dem_lifts_off"]}')
+    print(f'impact peaks (normal force averaged over a sample interval, from the momentum): DEM below the stiff '
+          f'grains (the same bed frozen): {"HOLDS" if summary["dem_lower_peak_than_stiff_grains"] else "DOES NOT HOLD"}; '
+          f'DEM below the smooth rigid plane (no impacts: the wheel never leaves it): '
+          f'{summary["dem_lower_peak_than_rigid"]}')
 
 
 def plot(path: Path, scenario: Scenario, traces: dict[str, dict[str, np.ndarray]], bed_note: str) -> None:
@@ -245,18 +268,19 @@ def plot(path: Path, scenario: Scenario, traces: dict[str, dict[str, np.ndarray]
         axes[0].plot(t, trace['position_m'][:, 0] - trace['position_m'][0, 0], color=COLOURS[name],
                      label=TERRAIN_LABELS[name])
         axes[1].plot(t, trace['velocity_m_s'][:, 0], color=COLOURS[name])
-        axes[2].plot(t, trace['contact_force_n'][:, 2], color=COLOURS[name])
+        impulse_force_n = interval_mean_contact_force_n(trace, scenario.body.shape.mass_kg, scenario.gravity_vector)
+        axes[2].step(t[1:], impulse_force_n[:, 2], where='pre', color=COLOURS[name], linewidth=1.0)
     weight_normal_n = scenario.body.shape.mass_kg * GRAVITY_M_S2 * math.cos(math.radians(scenario.slope_deg))
     axes[2].axhline(weight_normal_n, color='grey', linestyle=':', label='m g cos θ')
     axes[0].set_ylabel('distance down the slope [m]')
     axes[1].set_ylabel('speed along the slope [m/s]')
-    axes[2].set_ylabel('normal contact force [N]')
+    axes[2].set_ylabel('normal force, mean over\neach sample interval [N]')
     axes[2].set_xlabel('time since the slope was applied [s]')
     axes[0].legend(loc='upper left')
     axes[2].legend(loc='upper right')
     shape = scenario.body.shape
     axes[0].set_title(f'wheel r {shape.wheel_radius_m:.2f} m, {shape.mass_kg:.1f} kg, free from rest on '
-                      f'{scenario.slope_deg:g}° ({bed_note})', fontsize=9)
+                      f'{scenario.slope_deg:g}°\n{bed_note}', fontsize=9)
     figure.tight_layout()
     save_figure(figure, path, dpi=110)
 
@@ -268,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
                         help='bed of a fresh DEM run, or the bed --dem-run was run on (its summary does not say)')
     parser.add_argument('--duration', type=float, default=0.6, help='duration of a fresh DEM run [s]')
     parser.add_argument('--seeds', type=int, default=1,
-                        help='fresh DEM runs on bed fills 1..N (the ordering must hold on every fill)')
+                        help='fresh DEM runs on bed fills 1..N (the ordering must hold on every fill); each fill '
+                             'is also run frozen (the stiff-grain reference of the impact peaks)')
     parser.add_argument('--compliant-file', default=None, help='compliant ground YAML (default the sim\'s)')
     parser.add_argument('--out', default=str(Path('out') / 'tumble_compare'), help='output folder')
     args = parser.parse_args(argv)
@@ -304,18 +329,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f'tumble_compare: error: {error}', file=sys.stderr)
         return 2
     out_dir.mkdir(parents=True, exist_ok=True)
+    from cobra_dem.lammps_backend import run_scenario
+
+    def fresh_run(seed: int, grain_motion: str) -> dict[str, np.ndarray]:
+        run_dir = out_dir / ('dem_run' + ('' if grain_motion == 'mobile' else f'_{grain_motion}')
+                             + ('' if seed == 1 else f'_seed{seed}'))
+        filled = dataclasses.replace(scenario, grain_motion=grain_motion,
+                                     bed=dataclasses.replace(scenario.bed, seed=seed))
+        run_scenario(filled, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+        return {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+
     more_fills: list[dict[str, np.ndarray]] = []
     if dem is None:
-        from cobra_dem.lammps_backend import run_scenario
         for seed in range(1, args.seeds + 1):
-            run_dir = out_dir / ('dem_run' if seed == 1 else f'dem_run_seed{seed}')
-            filled = dataclasses.replace(scenario, bed=dataclasses.replace(scenario.bed, seed=seed))
-            run_scenario(filled, run_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
-            trace = {name: value for name, value in np.load(run_dir / 'trajectory.npz').items()}
+            trace = fresh_run(seed, 'mobile')
             if seed == 1:
                 dem = trace
             else:
                 more_fills.append(trace)
+    # the stiff-ground reference of the impact peaks: each fill frozen (--dem-run: fill 1 of --dem-bed)
+    stiff_fills = [fresh_run(seed, 'frozen') for seed in range(1, args.seeds + 1)]
     from cobra_dem.rigid_reference import rigid_body_trace
 
     compliant_file = Path(args.compliant_file) if args.compliant_file else None
@@ -323,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     interval_s = float(np.median(np.diff(dem['time_s'])))
     dem = {**dem, 'time_s': dem['time_s'] - dem['time_s'][0]}
     traces = {'rigid': rigid_body_trace(scenario, duration_s, interval_s, friction=0.5), 'dem': dem,
+              'stiff_grains': stiff_fills[0],
               'compliant': compliant_body_trace(scenario, duration_s, interval_s, compliant_file),
               'compliant_rim': compliant_body_trace(scenario, duration_s, interval_s, compliant_file, RIM_POINTS)}
     summary = summarise(scenario, traces)
@@ -330,10 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     summary['compliant_rim_closed_form'] = foundation_prediction(scenario, duration_s, compliant_file)
     if more_fills:
         fills = [summary['terrains']['dem']] + [terrain_figures(scenario, trace) for trace in more_fills]
+        stiff = [summary['terrains']['stiff_grains']] + [terrain_figures(scenario, trace) for trace in stiff_fills[1:]]
         d = {name: summary['terrains'][name]['distance_m'] for name in ('rigid', 'compliant_rim')}
         summary['dem_fills'] = fills
+        summary['stiff_grain_fills'] = stiff
         summary['ordering_holds_on_every_fill'] = bool(all(d['rigid'] > f['distance_m'] > d['compliant_rim']
                                                            for f in fills))
+        summary['dem_attenuates_on_every_fill'] = all(dem_attenuates(f, g) for f, g in zip(fills, stiff))
     print_table(summary)
     (out_dir / 'tumble_compare.json').write_text(json.dumps(summary, indent=2))
     plot(out_dir / 'tumble_compare.png', scenario, traces, bed_note)

@@ -148,6 +148,19 @@ def test_seed_spread_gives_the_range_over_bed_fills_per_case() -> None:
     assert spread[('edges', 'free')]['distance_m'] == (0.1, 0.1)
 
 
+def test_cause_lines_set_the_mobile_bed_against_the_same_fills_frozen() -> None:
+    def row(shell: str, motion: str, seed: int, distance: float, share: float) -> dict:
+        return {'shell': shell, 'motion': motion, 'bed_seed': seed, 'distance_m': distance, 'rolling_share': share,
+                'rigid_distance_m': 0.114 if motion == 'prescribed' else 0.0}
+    rows = [row('smooth', 'prescribed', 1, 0.173, 0.70), row('smooth', 'prescribed', 2, 0.25, 0.46),
+            row('frozen', 'prescribed', 1, 0.118, 1.09), row('frozen', 'prescribed', 2, 0.12, 1.02),
+            row('edges', 'prescribed', 1, 0.2, 0.5), row('smooth', 'free', 1, 0.145, 0.14)]
+    lines = loop_friction.cause_lines(rows)
+    assert len(lines) == 1          # free has no frozen run: no line
+    assert lines[0] == ('cause (spin held): smooth shell ωr/v 0.46-0.70 on the mobile bed, 1.02-1.09 on the same '
+                        'fills frozen; distance 0.17-0.25 m against 0.12-0.12 m frozen and 0.114 m rigid')
+
+
 def test_loop_friction_refuses_no_seeds(tmp_path) -> None:
     assert loop_friction.main(['--seeds', '0', '--out', str(tmp_path / 'lf')]) == 2
     assert not (tmp_path / 'lf').exists()
