@@ -1,10 +1,10 @@
 """Thesis §28 three-way tumbling: the thesis's wheel free from rest on 24° on rigid ground, on DEM
-sand (LAMMPS) and on the thesis §5 compliant ground. One table, one figure.
+sand (LAMMPS), on the same sand frozen and on the thesis §5 compliant ground. One table, one figure.
 
 - rigid: cobra_dem.rigid_reference (MuJoCo, the thesis §7 rigid ground's friction 0.5);
 - DEM: a finished `python -m cobra_experiments.dem_run` folder (--dem-run), or a fresh run on
-  --dem-bed small (the LAMMPS test bed: 4 mm spheres, 0.3 × 0.16 m periodic, 32 mm deep; ~5 min
-  for 0.6 s here) or full (config/dem/tumble_slope.yaml's 0.5 m bed; ~9 min per simulated second);
+  --dem-bed small (the LAMMPS test bed: 4 mm spheres, 0.3 × 0.16 m periodic, 32 mm deep; ~1 min
+  for 0.6 s here) or full (config/dem/tumble_slope.yaml's 0.5 m bed; ~5 min per simulated second);
 - stiff grains: the same LAMMPS bed and fill with the grains frozen after settling (scenario
   grain_motion: frozen; ours, not the thesis's): a stiff ground with the bed's own roughness, the
   reference for the thesis's "DEM attenuates impact peaks" (the smooth wheel on the smooth rigid
