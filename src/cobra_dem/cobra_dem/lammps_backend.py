@@ -299,10 +299,10 @@ thermo 0
 
     def add_body(self, info_path: Path, centre_m: np.ndarray, rotation: np.ndarray, velocity_m_s: np.ndarray,
                  spin_rad_s: float, spin_free: bool) -> None:
-        """fix rigid over clumps + body (the body alone on a frozen bed): the shape's mass and inertia (in bed axes at `rotation`), its
-        COM velocity and angular momentum I (0, spin, 0) from the infile; y force and x/z torques
-        off (planar), y torque off too unless free (then the spin is held: I_yy is constant under
-        rotation about y)."""
+        """fix rigid over clumps + body (the body alone on a frozen bed): the shape's mass and
+        inertia (in bed axes at `rotation`), its COM velocity and angular momentum I (0, spin, 0)
+        from the infile; y force and x/z torques off (planar), y torque off too unless free (then
+        the spin is held: I_yy is constant under rotation about y)."""
         shape = self.scenario.body.shape
         if self.rank == 0:
             inertia = shape.inertia_in_bed_kg_m2(rotation)

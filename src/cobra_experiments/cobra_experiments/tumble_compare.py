@@ -56,7 +56,8 @@ TERRAIN_LABELS = {'rigid': 'rigid slope (MuJoCo, μ 0.5)', 'dem': 'DEM sand (LAM
                   'stiff_grains': 'stiff grains (the same bed frozen, LAMMPS)',
                   'compliant': 'compliant ground (thesis §5, sim shapes)',
                   'compliant_rim': f'compliant, per-area law over the rim ({RIM_POINTS} pts)'}
-COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'stiff_grains': 'tab:red', 'compliant': 'tab:green', 'compliant_rim': 'tab:olive'}
+COLOURS = {'rigid': 'tab:blue', 'dem': 'm', 'stiff_grains': 'tab:red', 'compliant': 'tab:green',
+           'compliant_rim': 'tab:olive'}
 
 
 class TumbleCompareError(ValueError):
@@ -251,8 +252,9 @@ def print_table(summary: dict[str, Any]) -> None:
           f'{"HOLDS" if summary["ordering_holds"] else "DOES NOT HOLD"}; '
           f'DEM slower than the stiff grains: {summary["dem_slower_than_stiff_grains"]}; '
           f'DEM lifts off: {summary["dem_lifts_off"]}')
+    attenuates = 'HOLDS' if summary['dem_lower_peak_than_stiff_grains'] else 'DOES NOT HOLD'
     print(f'impact peaks (normal force averaged over a sample interval, from the momentum): DEM below the stiff '
-          f'grains (the same bed frozen): {"HOLDS" if summary["dem_lower_peak_than_stiff_grains"] else "DOES NOT HOLD"}; '
+          f'grains (the same bed frozen): {attenuates}; '
           f'DEM below the smooth rigid plane (no impacts: the wheel never leaves it): '
           f'{summary["dem_lower_peak_than_rigid"]}')
 
