@@ -20,6 +20,7 @@ from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from cobra_common.bags import connections_named, open_bag
+from cobra_common.service_request import ResendingGoal
 from cobra_description.robot_model import default_urdf_path, load_robot_model
 from cobra_gaits.body_pose import BodyPoseEstimator
 from cobra_interfaces.action import NavigateToPose
@@ -61,12 +62,9 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
         request = NavigateToPose.Goal(mode=NavigateToPose.Goal.MODE_POSITION)
         request.pose.header.frame_id = 'odom'
         request.pose.pose.position.x, request.pose.pose.position.y = start[0], start[1] + 0.6  # the body's left
-        sent = client.send_goal_async(request)
-        deadline = time.monotonic() + 60.0
-        while not sent.done() and time.monotonic() < deadline:
-            rclpy.spin_once(ros_node, timeout_sec=0.1)
-        assert sent.result().accepted
-        result_future = sent.result().get_result_async()
+        handle = ResendingGoal(client, request).spin_until_answered(ros_node, 60.0)
+        assert handle.accepted
+        result_future = handle.get_result_async()
         deadline = time.monotonic() + 300.0
         while not result_future.done() and time.monotonic() < deadline and process.poll() is None:
             rclpy.spin_once(ros_node, timeout_sec=0.1)
@@ -85,12 +83,10 @@ def test_navigate_to_pose_drives_the_simulated_robot_and_is_recorded(start_runne
                 rclpy.spin_once(ros_node, timeout_sec=0.1)
             assert stamp_s() >= until_s, 'sim time stopped'
         request.pose.pose.position.x, request.pose.pose.position.y = end[0], end[1] - 2.0
-        sent = client.send_goal_async(request)
-        while not sent.done() and time.monotonic() < deadline:
-            rclpy.spin_once(ros_node, timeout_sec=0.1)
+        handle = ResendingGoal(client, request).spin_until_answered(ros_node, 60.0)
         spin_until_stamp(stamp_s() + 4.0)
-        cancelled = sent.result().cancel_goal_async()
-        result_future = sent.result().get_result_async()
+        cancelled = handle.cancel_goal_async()
+        result_future = handle.get_result_async()
         deadline = time.monotonic() + 60.0
         while not (cancelled.done() and result_future.done()) and time.monotonic() < deadline:
             rclpy.spin_once(ros_node, timeout_sec=0.1)

@@ -4,10 +4,12 @@ its first send (as rclpy does when rmw drops the reply, nothing ever completes t
 
 from __future__ import annotations
 
+from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
 from std_srvs.srv import SetBool
 
 from cobra_common.ros_testing import spin_until
-from cobra_common.service_request import ResendingRequest
+from cobra_common.service_request import ResendingGoal, ResendingRequest
+from cobra_interfaces.action import NavigateToPose
 
 
 class FakeClock:
@@ -41,3 +43,41 @@ def test_an_unanswered_request_is_sent_again_until_answered(ros_node):
     assert answer.success and answer.message == 'answer 2' and seen == [True, True]
     clock.now_s = 5.0
     assert pending.poll().message == 'answer 2' and pending.sends == 2  # answered: never resent
+
+
+def test_a_goal_whose_acceptance_was_lost_is_sent_again_and_the_newest_answer_counts(ros_node):
+    received: list[float] = []
+
+    def on_goal(goal: NavigateToPose.Goal) -> GoalResponse:
+        received.append(goal.pose.pose.position.x)
+        return GoalResponse.ACCEPT
+
+    def execute(handle):   # never finishes on its own: the test only needs the acceptance
+        handle.abort()
+        return NavigateToPose.Result()
+
+    server = ActionServer(ros_node, NavigateToPose, 'navigate_to_pose', execute_callback=execute,
+                          goal_callback=on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT)
+    client = ActionClient(ros_node, NavigateToPose, 'navigate_to_pose')
+    try:
+        assert client.wait_for_server(timeout_sec=30.0)
+        goal = NavigateToPose.Goal()
+        goal.pose.pose.position.x = 0.8
+        clock = FakeClock()
+        pending = ResendingGoal(client, goal, resend_after_s=1.0, clock_s=clock)
+        # the first acceptance vanishes as a dropped reply would: the client forgets that it asked
+        # (rclpy's private maps; with the reply dropped by rmw nothing would ever reach them)
+        client._pending_goal_requests.clear()
+        client._goal_sequence_number_to_goal_id.clear()
+        assert spin_until(ros_node, lambda: len(received) == 1, 30.0)
+        assert pending.poll() is None and pending.sends == 1
+        clock.now_s = 1.0
+        assert pending.poll() is None and pending.sends == 2
+        handle = pending.spin_until_answered(ros_node, 30.0)
+        assert handle.accepted and received == [0.8, 0.8]
+        clock.now_s = 5.0
+        assert pending.poll() is handle and pending.sends == 2   # answered: never resent
+    finally:
+        client.destroy()
+        server.destroy()
+

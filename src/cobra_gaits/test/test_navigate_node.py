@@ -17,6 +17,7 @@ from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from cobra_common.service_request import ResendingGoal
 from cobra_gaits.goal_controller import COBRA_TRAVEL_ANGLE_RAD
 from cobra_interfaces.action import NavigateToPose
 from cobra_interfaces.msg import NavigationStatus
@@ -98,9 +99,9 @@ def spin_odometry(node, snake: FakeSnake, odom, until, timeout_s: float = 120.0)
 def test_goal_is_reached_with_feedback_result_and_status(ros_node, navigate):
     snake, odom, client, statuses = navigate
     feedback: list[NavigateToPose.Feedback] = []
-    sent = client.send_goal_async(goal(0.8, 0.8), feedback_callback=lambda f: feedback.append(f.feedback))
-    spin_odometry(ros_node, snake, odom, sent.done)
-    handle = sent.result()
+    sending = ResendingGoal(client, goal(0.8, 0.8), feedback_callback=lambda f: feedback.append(f.feedback))
+    spin_odometry(ros_node, snake, odom, lambda: sending.poll() is not None)
+    handle = sending.poll()
     assert handle.accepted
     result_future = handle.get_result_async()
     spin_odometry(ros_node, snake, odom, result_future.done, timeout_s=300.0)
@@ -118,9 +119,9 @@ def test_goal_is_reached_with_feedback_result_and_status(ros_node, navigate):
 
 def test_cancel_stops_with_a_zero_twist(ros_node, navigate):
     snake, odom, client, statuses = navigate
-    sent = client.send_goal_async(goal(-2.0, 2.0))
-    spin_odometry(ros_node, snake, odom, sent.done)
-    handle = sent.result()
+    sending = ResendingGoal(client, goal(-2.0, 2.0))
+    spin_odometry(ros_node, snake, odom, lambda: sending.poll() is not None)
+    handle = sending.poll()
     spin_odometry(ros_node, snake, odom, lambda: len(snake.twists) > 50 and snake.lateral != 0.0)
     cancelled = handle.cancel_goal_async()
     result_future = handle.get_result_async()
@@ -135,9 +136,9 @@ def test_cancel_stops_with_a_zero_twist(ros_node, navigate):
 def test_goal_in_another_frame_or_non_finite_is_rejected(ros_node, navigate):
     snake, odom, client, _ = navigate
     for request in (goal(1.0, 0.0, frame='map'), goal(math.nan, 0.0)):
-        sent = client.send_goal_async(request)
-        spin_odometry(ros_node, snake, odom, sent.done)
-        assert not sent.result().accepted
+        sending = ResendingGoal(client, request)
+        spin_odometry(ros_node, snake, odom, lambda: sending.poll() is not None)
+        assert not sending.poll().accepted
 
 
 @pytest.mark.parametrize(('override', 'text'), [('robot:=worm', "'robot'"), ('odom_timeout_s:=0.0', 'odom_timeout_s'),
