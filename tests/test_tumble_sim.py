@@ -56,8 +56,7 @@ class TumbleProbe:
         self.latch: list[bool] = []
         self.joint_states: JointState | None = None
         self.diagnostics: list[DiagnosticStatus] = []
-        self.diagnostics_stamps_s: list[float] = []
-        self.tumble_status_stamps_s: list[tuple[float, str]] = []   # (gait's stamp, status message)
+        self.diagnostics_stamps_s: list[float] = []   # the gait's stamp of each status in diagnostics
         self.head_x_m: float | None = None  # ground_truth/odom: the head along world x (downhill on a slope)
         self.gait_output: str | None = None   # the gait's log, once stopped (transitions())
         node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
@@ -87,18 +86,16 @@ class TumbleProbe:
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
         tumble = [s for s in message.status if s.name == 'gait_node: tumble']
         self.diagnostics.extend(tumble)
-        if tumble:
-            stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
-            self.diagnostics_stamps_s.append(stamp_s)
-            self.tumble_status_stamps_s.extend((stamp_s, status.message) for status in tumble)
+        stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        self.diagnostics_stamps_s.extend(stamp_s for _ in tumble)
 
     def wait_for_joint_states_since(self, status: str) -> None:
         """Wait for a joint_states stamped at or after the gait's first diagnostics with `status`
         (1 Hz, stamped with the gait's tick): one the gait had measured when it reported it. The newest
         joint_states this probe holds when tumble/state changes may be older (best effort, a loaded run)."""
-        self.wait_until(lambda: any(text == status for _, text in self.tumble_status_stamps_s),
+        self.wait_until(lambda: any(s.message == status for s in self.diagnostics),
                         f'diagnostics saying {status!r}', aborted_ok=True)
-        since_s = min(stamp for stamp, text in self.tumble_status_stamps_s if text == status)
+        since_s = min(stamp for stamp, s in zip(self.diagnostics_stamps_s, self.diagnostics) if s.message == status)
         self.wait_until(lambda: self.sim_time_s >= since_s, f'joint_states stamped after {since_s:.2f} s',
                         aborted_ok=True)
 

@@ -114,22 +114,25 @@ def seed_spread(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def cause_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """Per motion, the smooth shell on the mobile bed against the same shell on the same fills frozen:
-    whether the skid needs the grains to give way (the frozen bed rolls it as the rigid slope does)."""
+    """Per motion, the smooth shell on the mobile bed against the same shell on the same fills frozen
+    (their seed_spread): whether the skid needs the grains to give way (the frozen bed rolls it as the
+    rigid slope does)."""
+    spread = {(case['shell'], case['motion']): case for case in seed_spread(rows)}
     lines = []
     for motion in ('free', 'prescribed'):
-        mobile = [row for row in rows if row['shell'] == 'smooth' and row['motion'] == motion]
-        frozen = [row for row in rows if row['shell'] == 'frozen' and row['motion'] == motion]
-        if not mobile or not frozen:
+        mobile, frozen = spread.get(('smooth', motion)), spread.get(('frozen', motion))
+        if mobile is None or frozen is None:
             continue
-        def span(case: list[dict[str, Any]], key: str) -> str:
-            values = [float(row[key]) for row in case]
-            return f'{min(values):.2f}-{max(values):.2f}' if len(values) > 1 else f'{values[0]:.2f}'
+        rigid_m = next(row['rigid_distance_m'] for row in rows if row['shell'] == 'smooth' and row['motion'] == motion)
         lines.append(f'cause ({"free from rest" if motion == "free" else "spin held"}): smooth shell ωr/v '
-                     f'{span(mobile, "rolling_share")} on the mobile bed, {span(frozen, "rolling_share")} on the '
-                     f'same fills frozen; distance {span(mobile, "distance_m")} m against {span(frozen, "distance_m")} '
-                     f'm frozen and {mobile[0]["rigid_distance_m"]:.3f} m rigid')
+                     f'{_span(mobile["rolling_share"])} on the mobile bed, {_span(frozen["rolling_share"])} on the '
+                     f'same fills frozen; distance {_span(mobile["distance_m"])} m against '
+                     f'{_span(frozen["distance_m"])} m frozen and {rigid_m:.3f} m rigid')
     return lines
+
+
+def _span(low_high: tuple[float, float]) -> str:
+    return f'{low_high[0]:.2f}-{low_high[1]:.2f}'
 
 
 def run_or_load(scenario: Scenario, run_dir: Path) -> dict[str, np.ndarray]:

@@ -151,7 +151,8 @@ def test_seed_spread_gives_the_range_over_bed_fills_per_case() -> None:
 def test_cause_lines_set_the_mobile_bed_against_the_same_fills_frozen() -> None:
     def row(shell: str, motion: str, seed: int, distance: float, share: float) -> dict:
         return {'shell': shell, 'motion': motion, 'bed_seed': seed, 'distance_m': distance, 'rolling_share': share,
-                'rigid_distance_m': 0.114 if motion == 'prescribed' else 0.0}
+                'rigid_distance_m': 0.114 if motion == 'prescribed' else 0.0, 'friction_from_force': 0.4,
+                'holds': False}
     rows = [row('smooth', 'prescribed', 1, 0.173, 0.70), row('smooth', 'prescribed', 2, 0.25, 0.46),
             row('frozen', 'prescribed', 1, 0.118, 1.09), row('frozen', 'prescribed', 2, 0.12, 1.02),
             row('edges', 'prescribed', 1, 0.2, 0.5), row('smooth', 'free', 1, 0.145, 0.14)]
