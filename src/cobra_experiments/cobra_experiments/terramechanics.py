@@ -279,6 +279,89 @@ def zero_drawbar_slip(soil: BekkerSoil, load_n: float, radius_m: float, width_m:
     return brentq(pull, low, high, xtol=1e-7)
 
 
+# ------------------------------------------- rigid wheel, pressure on ground-fixed soil columns
+
+def ground_column_wheel_forces(soil: BekkerSoil, sinkage_m: float, slip: float, radius_m: float, width_m: float,
+                               speed_m_s: float, damping_r_pa_s_m: float = 0.0, elastic_k_pa_m: float = math.inf,
+                               pressure_along_normal: bool = False, bekker_b_m: float | None = None,
+                               points: int = 4001) -> WheelForces:
+    """A rigid wheel rolling at slip i over soil that is a bed of vertical columns fixed in the ground
+    (the picture Chrono's SCM discretises), per unit of horizontal area: each column pressed under
+    the front of the rim at min(K d, Bekker's plate pressure) for its depth d, springing back along
+    the elastic K behind the bottom (none with K = inf), plus a viscous R v_z for the rim's vertical
+    speed (Chrono's damping R); its shear is Janosi's strength on the column's own horizontal slip path.
+
+    The rim point over a column at angle θ (from the bottom, + ahead) moves horizontally at
+    u = v - ω r cos θ (ω r = v / (1 - i)) and down at ω r sin θ; the column meets the rim at θ1 and
+    sees θ fall as the axle advances (dt = r cos θ dθ / v), so j(θ) = ∫_θ^θ1 |u| r cos θ' / v dθ',
+    and the shear τ = (c + σ tan φ)(1 - e^(-j/k)) acts against u. Behind the bottom a column keeps the
+    plastic depth z - σ0/K it reached under it, so σ = σ0 - K r (1 - cos θ) down to θ2 where that is 0.
+    Per horizontal area dA = b r cos θ dθ: the vertical force σ dA; the horizontal one τ dA, and with
+    `pressure_along_normal` also -σ tan θ dA (the radial pressure's backward part; without rebound it
+    is Bekker's compaction resistance b k z^(n+1)/(n+1)). W = ∫ σ dA, DP = ∫ (τ - σ tan θ) dA,
+    driving torque T = ∫ (τ r cos θ + σ r sin θ) dA (radial pressure: no moment about the axle), over
+    θ2..θ1. Trapezoid rule on `points` angles ahead of the bottom (j is a running integral).
+    """
+    if not speed_m_s > 0:
+        raise TerramechanicsError(f'speed {speed_m_s} m/s: must be > 0 (the shear path is per metre travelled)')
+    if not -1.0 < slip < 1.0:
+        raise TerramechanicsError(f'slip {slip}: must be in (-1, 1) (at 1 the wheel spins in place)')
+    if not elastic_k_pa_m > 0:
+        raise TerramechanicsError(f'elastic K {elastic_k_pa_m} Pa/m: must be > 0 (inf: no rebound)')
+    theta1 = _entry_angle_rad(sinkage_m, radius_m)
+    r = radius_m
+    b = width_m if bekker_b_m is None else bekker_b_m
+
+    def pressed(depth: np.ndarray) -> np.ndarray:   # first loading: elastic until the yield curve
+        bekker = bekker_pressure_pa(soil, depth, b)
+        return bekker if math.isinf(elastic_k_pa_m) else np.minimum(elastic_k_pa_m * depth, bekker)
+
+    bottom_pa = float(pressed(np.array(sinkage_m)))
+    rebound = bottom_pa / (elastic_k_pa_m * r)                  # 1 - cos θ2
+    theta = np.linspace(0.0, theta1, points)
+    if rebound > 0:
+        theta2 = -math.acos(max(1.0 - rebound, -1.0))
+        theta = np.concatenate([np.linspace(theta2, 0.0, max(2, int(points * -theta2 / theta1)))[:-1], theta])
+    cos_t = np.cos(theta)
+    depth = r * (cos_t - math.cos(theta1))
+    sigma = pressed(depth)
+    if rebound > 0:
+        sigma = np.where(theta >= 0.0, sigma, bottom_pa - elastic_k_pa_m * r * (1.0 - cos_t))
+    rim_speed = speed_m_s / (1.0 - slip)
+    sigma = np.maximum(sigma + damping_r_pa_s_m * rim_speed * np.sin(theta), 0.0)
+    u = speed_m_s - rim_speed * cos_t
+    path = np.abs(u) * r * cos_t / speed_m_s                   # dj/dθ
+    j = np.concatenate([[0.0], np.cumsum(0.5 * (path[1:] + path[:-1]) * np.diff(theta))])
+    j = j[-1] - j                                               # from the entry at θ1 down to θ
+    tau = -np.sign(u) * shear_strength_pa(soil, sigma) * janosi_fraction(j, soil.janosi_k_m)
+    area = width_m * r * cos_t                                  # dA / dθ
+
+    def integral(values: np.ndarray) -> float:
+        return float(np.trapezoid(values, theta))
+
+    load = integral(sigma * area)
+    thrust = integral(tau * area)
+    compaction = integral(sigma * np.tan(theta) * area) if pressure_along_normal else 0.0
+    pressure_moment = 0.0 if pressure_along_normal else integral(sigma * r * np.sin(theta) * area)
+    torque = integral(tau * r * cos_t * area) + pressure_moment
+    return WheelForces(slip=slip, sinkage_m=sinkage_m, entry_angle_rad=theta1, max_stress_angle_rad=0.0,
+                       load_n=load, drawbar_pull_n=thrust - compaction, torque_nm=torque, thrust_n=thrust,
+                       compaction_resistance_n=compaction)
+
+
+def ground_column_wheel_at_load(soil: BekkerSoil, load_n: float, slip: float, radius_m: float, width_m: float,
+                                speed_m_s: float, damping_r_pa_s_m: float = 0.0, elastic_k_pa_m: float = math.inf,
+                                pressure_along_normal: bool = False,
+                                bekker_b_m: float | None = None) -> WheelForces:
+    """`ground_column_wheel_forces` with the sinkage solved so the wheel carries `load_n`."""
+    def forces(z: float) -> WheelForces:
+        return ground_column_wheel_forces(soil, z, slip, radius_m, width_m, speed_m_s, damping_r_pa_s_m,
+                                          elastic_k_pa_m, pressure_along_normal, bekker_b_m)
+
+    return forces(_solve_sinkage(lambda z: forces(z).load_n, load_n, radius_m,
+                                 f'ground-column wheel sinkage at slip {slip}'))
+
+
 # ------------------------------------------------------- rolling on a viscoelastic foundation
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ Prints one row per check (check, closed form or reference, ours, error, verdict)
   held by a constant side load or by gravity tilted 5 deg (rest after j* = -k ln(1 - F/F_max));
 - the single-wheel test (the thesis's wheel, r 0.20 m, width 0.12 m) at slips -0.2..0.7 on each soil
   against the Wong-Reece closed form (cobra_experiments.terramechanics, b = the wheel width) and
-  Bekker's towed-wheel sinkage z0;
+  Bekker's towed-wheel sinkage z0, and against the closed form of the model SCM discretises
+  (soil columns fixed in the ground: Bekker pressure, elastic rebound, Janosi on horizontal slip);
 - the compliant ground: a block sticks below the static friction angle, slides at mu_d above;
 - the rigid ground: the robot resting on the 24° slope creeps as the thesis law does below v_c,
   carries its weight, and slides with Coulomb's acceleration when mu < tan of the slope.
@@ -59,6 +60,8 @@ PULL_SLIP_RANGE = (0.1, 0.6)
 # The wheel's pull and torque rows are repeated with cobra_soil's numerics.pressure_direction =
 # 'surface_normal' (the default, 'vertical', is Chrono's): the same vertical forces, so the same sinkage.
 SURFACE_NORMAL_SUFFIX = ' [pressure along the surface normal]'
+# SCM against the closed form of its own model: what is left is the node grid.
+GROUND_COLUMN_TOLERANCE = 0.05
 
 
 class UsageError(ValueError):
@@ -461,6 +464,9 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
     ours_zero_normal, _ = _pull_and_torque_rows(group, SURFACE_NORMAL_SUFFIX, closed, load, r, width, slips,
                                                 runs_normal, references, out)
 
+    columns = _ground_column_rows(group, '', closed, params.soil, setup, runs, out)
+    columns_normal = _ground_column_rows(group, SURFACE_NORMAL_SUFFIX, closed, params.soil, setup, runs_normal, out)
+
     out.data[f'wheel_{name}'] = {
         'load_n': load, 'radius_m': r, 'width_m': width, 'speed_m_s': setup.speed_m_s, 'spacing_m': setup.spacing_m,
         'slips': slips.tolist(), 'scm_sinkage_m': [run.sinkage_m for run in runs],
@@ -473,9 +479,55 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
         'scm_surface_normal_drawbar_pull_n': [run.drawbar_pull_n for run in runs_normal],
         'scm_surface_normal_torque_nm': [run.torque_nm for run in runs_normal],
         'scm_surface_normal_sinkage_m': [run.sinkage_m for run in runs_normal],
-        'surface_normal_sinkage_difference_m': same_sinkage}
+        'surface_normal_sinkage_difference_m': same_sinkage,
+        'ground_column': {'vertical': [asdict(f) for f in columns],
+                          'surface_normal': [asdict(f) for f in columns_normal]}}
     out.figures[f'wheel_{name}.png'] = lambda path: _plot_wheel(name, load, runs, runs_normal, references,
                                                                 with_patch_b, mean_patch_b, z0, closed, r, width, path)
+    out.figures[f'wheel_model_{name}.png'] = lambda path: _plot_ground_column(
+        name, load, runs, runs_normal, columns, columns_normal, references, r, width, path)
+
+
+def _ground_column_rows(group: str, suffix: str, closed: tm.BekkerSoil, soil: SoilParams, setup: WheelSetup,
+                        runs: list, out: Results) -> list[tm.WheelForces]:
+    """Sinkage, drawbar pull and torque of the single-wheel runs against the closed form of the model
+    SCM discretises (`tm.ground_column_wheel_at_load` with the soil's K and R, each run's own patch
+    b); returns the closed form per run."""
+    along_normal = bool(suffix)
+    columns = [tm.ground_column_wheel_at_load(closed, setup.load_n, run.slip, setup.radius_m, setup.width_m,
+                                              setup.speed_m_s, soil.damping_r_pa_s_m, soil.elastic_k_pa_m,
+                                              along_normal, bekker_b_m=run.patch_b_m) for run in runs]
+    slips = [run.slip for run in runs]
+    span = f'slip {slips[0]:g}..{slips[-1]:g}'
+    reference = ('ground-column closed form, pressure ' + ('along the rim normal' if along_normal else 'vertical')
+                 + ', b = SCM patch 2A/L')
+    note = ('the model SCM discretises (terramechanics.ground_column_wheel_forces): soil columns fixed in the '
+            'ground, pressed to Bekker\'s pressure under the front of the rim, springing back along K behind the '
+            'bottom, + R v_z, per horizontal area; Janosi on each column\'s horizontal slip, '
+            'j = ∫ |v - ω r cos θ| dt. With SCM on its own model, the Wong-Reece rows differ by the models\' '
+            'assumptions: Wong-Reece peaks the stress at θm ahead of the bottom, has no rebound, presses '
+            'radially and shears along the rim, j = r[(θ1 - θ) - (1 - i)(sin θ1 - sin θ)]')
+    sinkage_errors = [relative_error(run.sinkage_m, f.sinkage_m) for run, f in zip(runs, columns)]
+    k = int(np.argmax(np.abs(sinkage_errors)))
+    out.rows.append(Check(group, f'{span}, against SCM\'s own model: sinkage{suffix}',
+                          f'{reference}: {columns[k].sinkage_m * 1e3:.2f} mm at slip {slips[k]:g}',
+                          f'{runs[k].sinkage_m * 1e3:.2f} mm', f'worst {_pct(sinkage_errors[k])}',
+                          verdict(abs(sinkage_errors[k]) <= GROUND_COLUMN_TOLERANCE),
+                          error_value=sinkage_errors[k], tolerance=GROUND_COLUMN_TOLERANCE, note=note))
+    for key, label, unit in (('drawbar_pull_n', 'drawbar pull', 'N'), ('torque_nm', 'driving torque', 'N m')):
+        ours = [getattr(run, key) for run in runs]
+        expected = [getattr(f, key) for f in columns]
+        scale = max(abs(v) for v in expected)
+        differences = [(a - e) / scale for a, e in zip(ours, expected)]
+        k = int(np.argmax(np.abs(differences)))
+        out.rows.append(Check(group, f'{span}, against SCM\'s own model: {label}{suffix}',
+                              f'ground-column closed form, b = SCM patch 2A/L: {expected[k]:.2f} {unit} at slip '
+                              f'{slips[k]:g} '
+                              f'(largest |{label}| {scale:.2f} {unit})', f'{ours[k]:.2f} {unit}',
+                              f'worst {_pct(differences[k])} of the largest',
+                              verdict(abs(differences[k]) <= GROUND_COLUMN_TOLERANCE), error_value=differences[k],
+                              tolerance=GROUND_COLUMN_TOLERANCE))
+    return columns
 
 
 def _pull_and_torque_rows(group: str, suffix: str, closed: tm.BekkerSoil, load: float, r: float, width: float,
@@ -813,6 +865,40 @@ def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, reference
             handles.setdefault(label, handle)
     figure.legend(list(handles.values()), list(handles), loc='lower center', ncol=3, fontsize=8)
     figure.suptitle(f'{name}: wheel r {r} m, width {width} m, load {load:.1f} N')
+    figure.tight_layout(rect=(0, 0.12, 1, 1))
+    save_figure(figure, path)
+
+
+def _plot_ground_column(name: str, load: float, runs: list, runs_normal: list, columns: list, columns_normal: list,
+                       references: list, r: float, width: float, path: Path) -> None:
+    """The single-wheel runs (markers) on the closed form of SCM's own model (lines), both pressure
+    directions, and Wong-Reece (grey) for scale."""
+    plt = _pyplot()
+    slips = [run.slip for run in runs]
+    figure, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    series = (('sinkage_m', 1e3, 'sinkage [mm]'), ('drawbar_pull_n', 1.0, 'drawbar pull [N]'),
+              ('torque_nm', 1.0, 'driving torque [N m]'))
+    for axis, (key, scale, label) in zip(axes, series):
+        axis.plot(slips, [getattr(f, key) * scale for f in references], '-', color='grey', lw=0.8,
+                  label=f'Wong-Reece, b = width {width} m (for scale)')
+        for variant_runs, variant_columns, colour, marker, line, what in (
+                (runs, columns, 'C1', 'o', '-', 'pressure vertical (Chrono)'),
+                (runs_normal, columns_normal, 'C0', 's', '--', 'pressure along the surface normal')):
+            axis.plot(slips, [getattr(f, key) * scale for f in variant_columns], line, color=colour,
+                      label=f'ground-column closed form, {what}')
+            axis.plot(slips, [getattr(run, key) * scale for run in variant_runs], marker, mfc='none', color=colour,
+                      label=f'SCM single-wheel test, {what}')
+        axis.set_xlabel('slip i = 1 - v/(r ω) [-]')
+        axis.set_ylabel(label)
+        axis.grid(alpha=0.3)
+    axes[1].axhline(0.0, color='grey', lw=0.8)
+    handles: dict[str, object] = {}
+    for axis in axes:
+        for handle, label in zip(*axis.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    figure.legend(list(handles.values()), list(handles), loc='lower center', ncol=3, fontsize=8)
+    figure.suptitle(f'{name}: SCM against the closed form of its own model, soil columns fixed in the ground '
+                    f'(wheel r {r} m, width {width} m, load {load:.1f} N)')
     figure.tight_layout(rect=(0, 0.12, 1, 1))
     save_figure(figure, path)
 

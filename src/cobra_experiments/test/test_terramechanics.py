@@ -150,6 +150,81 @@ def test_bekker_b_in_kc_over_b_is_separate_from_the_loaded_width() -> None:
     assert width_b < tm.front_half_sinkage_m(LETE_SAND, 1000.0, R_M, B_M)
 
 
+def test_ground_column_wheel_without_shear_is_the_front_half_integral_and_bekkers_compaction_resistance() -> None:
+    # c = 0, φ = 0: no shear. Vertical pressure: the load is the front-half integral and the moment
+    # about the axle is ∫ σ r sin θ dA. Along the rim normal: the same load, no moment, and the
+    # backward part b ∫ σ dz = b k z^(n+1) / (n+1) (Bekker's compaction resistance, exact).
+    soil = tm.BekkerSoil(LETE_SAND.kc_pa_m_n1, LETE_SAND.kphi_pa_m_n, LETE_SAND.n, 0.0, 0.0, 0.01)
+    z = 0.015
+    theta1 = math.acos(1 - z / R_M)
+    vertical = tm.ground_column_wheel_forces(soil, z, 0.3, R_M, B_M, 0.1)
+    radial = tm.ground_column_wheel_forces(soil, z, 0.3, R_M, B_M, 0.1, pressure_along_normal=True)
+    k = soil.modulus(B_M)
+    moment, _ = quad(lambda t: k * (R_M * (math.cos(t) - math.cos(theta1))) ** soil.n * R_M * math.sin(t)
+                     * B_M * R_M * math.cos(t), 0.0, theta1)
+    assert vertical.load_n == pytest.approx(tm.front_half_load_n(soil, z, R_M, B_M), rel=1e-5)
+    assert radial.load_n == pytest.approx(vertical.load_n)
+    assert (vertical.drawbar_pull_n, vertical.thrust_n) == (0.0, 0.0)
+    assert vertical.torque_nm == pytest.approx(moment, rel=1e-5)
+    assert radial.torque_nm == 0.0
+    assert -radial.drawbar_pull_n == pytest.approx(B_M * k * z ** (soil.n + 1) / (soil.n + 1), rel=1e-5)
+
+
+@pytest.mark.parametrize(('slip', 'sign'), [(0.9, 1.0), (-0.5, -1.0)])
+def test_ground_column_wheel_fully_mobilised_pulls_or_brakes_with_tan_phi_times_the_load(slip: float,
+                                                                                      sign: float) -> None:
+    # k -> 0, c = 0: every column at full strength σ tan φ. At slip 0.9 the rim moves backwards over
+    # every column (v - ω r cos θ < 0 while cos θ > 1 - i), so all the shear pushes forward:
+    # DP = W tan φ; in skid (i < 0) the rim moves forwards over every column: DP = -W tan φ.
+    soil = tm.BekkerSoil(0.0, 5e5, 0.8, 0.0, 30.0, 1e-9)
+    forces = tm.ground_column_wheel_forces(soil, 0.02, slip, R_M, B_M, 0.1)
+    assert forces.drawbar_pull_n == pytest.approx(sign * forces.load_n * math.tan(math.radians(30.0)), rel=1e-4)
+
+
+def test_ground_column_wheel_damping_adds_r_times_the_rims_downward_speed() -> None:
+    # A soil with (almost) no pressure law: the load is R ω r ∫ sin θ dA = R ω r b r sin² θ1 / 2.
+    soil = tm.BekkerSoil(0.0, 1e-6, 1.0, 0.0, 0.0, 0.01)
+    z, slip, speed, damping = 0.02, 0.5, 0.1, 1e4
+    theta1 = math.acos(1 - z / R_M)
+    forces = tm.ground_column_wheel_forces(soil, z, slip, R_M, B_M, speed, damping_r_pa_s_m=damping)
+    rim_speed = speed / (1 - slip)
+    assert forces.load_n == pytest.approx(damping * rim_speed * B_M * R_M * math.sin(theta1) ** 2 / 2, rel=1e-5)
+
+
+def test_ground_column_wheel_rebound_springs_back_along_k_and_vanishes_as_k_grows() -> None:
+    # c = 0, φ = 0, R = 0. Behind the bottom the columns keep the plastic depth z - σ0/K, so the rear
+    # carries σ0 - K r (1 - cos θ) from the bottom back to 1 - cos θ2 = σ0 / (K r): hand integral.
+    soil = tm.BekkerSoil(0.0, 5e5, 1.0, 0.0, 0.0, 0.01)
+    z, stiffness = 0.02, 2e6
+    sigma0 = 5e5 * z
+    theta2 = math.acos(1 - sigma0 / (stiffness * R_M))
+    rear, _ = quad(lambda t: (sigma0 - stiffness * R_M * (1 - math.cos(t))) * B_M * R_M * math.cos(t), 0.0, theta2)
+    elastic = tm.ground_column_wheel_forces(soil, z, 0.2, R_M, B_M, 0.1, elastic_k_pa_m=stiffness)
+    rigid = tm.ground_column_wheel_forces(soil, z, 0.2, R_M, B_M, 0.1)
+    assert elastic.load_n == pytest.approx(rigid.load_n + rear, rel=1e-4)
+    excess = [tm.ground_column_wheel_forces(soil, z, 0.2, R_M, B_M, 0.1, elastic_k_pa_m=k).load_n / rigid.load_n - 1
+              for k in (1e8, 1e10, 1e12)]
+    assert excess == sorted(excess, reverse=True) and 0 < excess[-1] < 1e-3   # the rear ∝ K^(-1/2)
+    # the rebound pushes on the rear of the rim: it drives the wheel (negative moment), and along the
+    # rim normal it pushes the wheel forward
+    assert elastic.torque_nm < rigid.torque_nm
+    along = tm.ground_column_wheel_forces(soil, z, 0.2, R_M, B_M, 0.1, elastic_k_pa_m=stiffness,
+                                          pressure_along_normal=True)
+    assert along.drawbar_pull_n > tm.ground_column_wheel_forces(soil, z, 0.2, R_M, B_M, 0.1,
+                                                                pressure_along_normal=True).drawbar_pull_n
+
+
+def test_ground_column_wheel_at_load_carries_it_and_refuses_what_it_cannot_compute() -> None:
+    forces = tm.ground_column_wheel_at_load(LETE_SAND, 1500.0, 0.2, R_M, B_M, 0.1, damping_r_pa_s_m=3e4)
+    assert forces.load_n == pytest.approx(1500.0, rel=1e-9)
+    with pytest.raises(tm.TerramechanicsError, match='speed'):
+        tm.ground_column_wheel_forces(LETE_SAND, 0.01, 0.2, R_M, B_M, 0.0)
+    with pytest.raises(tm.TerramechanicsError, match='slip'):
+        tm.ground_column_wheel_forces(LETE_SAND, 0.01, 1.0, R_M, B_M, 0.1)
+    with pytest.raises(tm.TerramechanicsError, match='elastic K'):
+        tm.ground_column_wheel_forces(LETE_SAND, 0.01, 0.2, R_M, B_M, 0.1, elastic_k_pa_m=0.0)
+
+
 def test_out_of_domain_requests_raise_one_clear_error() -> None:
     with pytest.raises(tm.TerramechanicsError, match='sinkage'):
         tm.wong_reece_forces(LOOSE_SAND, R_M, 0.2, R_M, B_M)

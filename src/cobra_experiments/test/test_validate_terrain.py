@@ -77,17 +77,20 @@ def test_exit_code_and_summary_follow_the_verdicts(quick_run) -> None:
 def test_the_laws_scm_and_the_compliant_ground_follow_pass(quick_run) -> None:
     """Includes what the shear fix of issue 17 brought: Janosi at 1 mm/s, links that stop after j* (axis
     over a node row, and midway without the bulldozing berm) and do not creep (before: 12 N of 57 N at
-    1 mm/s, 1-4 mm/s of creep); the rigid ground's rows, the rolling resistance among them."""
+    1 mm/s, 1-4 mm/s of creep); the rigid ground's rows, the rolling resistance among them; the wheel on
+    the closed form of SCM's own model (sinkage, drawbar pull, torque at every slip, both pressure
+    directions)."""
     _, _, report, _ = quick_run
     holds = _rows(report, 'static hold')
     must_pass = (_rows(report, 'Bekker plate') + _rows(report, 'unload/reload') + _rows(report, 'compliant ground')
                  + _rows(report, 'Janosi drag') + _rows(report, 'rigid ground')
                  + [row for row in report['rows'] if row['check'] == 'rolling at slip 0, rigid unloading (K 1e10)']
+                 + [row for row in report['rows'] if 'against SCM\'s own model' in row['check']]
                  + [row for row in _rows(report, 'single wheel on loose_sand') if row['check'] == 'at rest, pressed in by W']
                  + [row for row in holds if row['check'].endswith('creep over the last 1 s')]
                  + [row for row in holds if row['check'].endswith('rest displacement')
                     and ('midway' not in row['check'] or 'bulldozing off' in row['check'])])
-    assert len(must_pass) == 8 + 6 + 2 + 3 + 4 + 3 + 3 + 1 + 11 + 9
+    assert len(must_pass) == 8 + 6 + 2 + 3 + 4 + 3 + 3 + 3 * 2 * 3 + 1 + 11 + 9
     failing = [(row['group'], row['check'], row['error']) for row in must_pass if row['verdict'] != 'PASS']
     assert not failing
 
@@ -100,6 +103,10 @@ def test_the_wheel_rows_compare_with_the_closed_forms_of_the_same_soil(quick_run
     assert wheel['slips'][0] == -0.2 and wheel['slips'][-1] == 0.7
     for closed in wheel['wong_reece']:
         assert closed['load_n'] == pytest.approx(wheel['load_n'], rel=1e-6)   # sinkage solved from W per slip
+    for variant in ('vertical', 'surface_normal'):   # SCM's own model: at every slip run, carrying W
+        columns = wheel['ground_column'][variant]
+        assert [closed['slip'] for closed in columns] == wheel['slips']
+        assert all(closed['load_n'] == pytest.approx(wheel['load_n'], rel=1e-6) for closed in columns)
 
 
 @pytest.mark.parametrize(('argv', 'message'), [
