@@ -62,6 +62,7 @@ PULL_SLIP_RANGE = (0.1, 0.6)
 SURFACE_NORMAL_SUFFIX = ' [pressure along the surface normal]'
 # SCM against the closed form of its own model: what is left is the node grid.
 GROUND_COLUMN_TOLERANCE = 0.05
+LADDER_SLIP = 0.3   # mid-range of the drawbar-pull target's slips 0.1..0.6
 
 
 class UsageError(ValueError):
@@ -466,6 +467,7 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
 
     columns = _ground_column_rows(group, '', closed, params.soil, setup, runs, out)
     columns_normal = _ground_column_rows(group, SURFACE_NORMAL_SUFFIX, closed, params.soil, setup, runs_normal, out)
+    ladder = _assumption_ladder(group, closed, params.soil, setup, mean_patch_b, LADDER_SLIP, out)
 
     out.data[f'wheel_{name}'] = {
         'load_n': load, 'radius_m': r, 'width_m': width, 'speed_m_s': setup.speed_m_s, 'spacing_m': setup.spacing_m,
@@ -481,11 +483,42 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
         'scm_surface_normal_sinkage_m': [run.sinkage_m for run in runs_normal],
         'surface_normal_sinkage_difference_m': same_sinkage,
         'ground_column': {'vertical': [asdict(f) for f in columns],
-                          'surface_normal': [asdict(f) for f in columns_normal]}}
+                          'surface_normal': [asdict(f) for f in columns_normal]},
+        'assumption_ladder': [{'step': step, **asdict(f)} for step, f in ladder]}
     out.figures[f'wheel_{name}.png'] = lambda path: _plot_wheel(name, load, runs, runs_normal, references,
                                                                 with_patch_b, mean_patch_b, z0, closed, r, width, path)
     out.figures[f'wheel_model_{name}.png'] = lambda path: _plot_ground_column(
         name, load, runs, runs_normal, columns, columns_normal, references, r, width, path)
+
+
+def _assumption_ladder(group: str, closed: tm.BekkerSoil, soil: SoilParams, setup: WheelSetup, patch_b: float,
+                       slip: float, out: Results) -> list[tuple[str, tm.WheelForces]]:
+    """Closed forms from SCM's model to Wong-Reece, one assumption changed per step, at one slip: how
+    much of the single-wheel gap each assumption makes."""
+    r, width, load, speed = setup.radius_m, setup.width_m, setup.load_n, setup.speed_m_s
+
+    def column(**options: object) -> tm.WheelForces:
+        return tm.ground_column_wheel_at_load(closed, load, slip, r, width, speed, **options)
+
+    steps = [
+        ('SCM\'s model', column(damping_r_pa_s_m=soil.damping_r_pa_s_m, elastic_k_pa_m=soil.elastic_k_pa_m,
+                                bekker_b_m=patch_b)),
+        ('pressure radial', column(damping_r_pa_s_m=soil.damping_r_pa_s_m, elastic_k_pa_m=soil.elastic_k_pa_m,
+                                   pressure_along_normal=True, bekker_b_m=patch_b)),
+        ('no rebound', column(damping_r_pa_s_m=soil.damping_r_pa_s_m, pressure_along_normal=True, bekker_b_m=patch_b)),
+        ('no damping R', column(pressure_along_normal=True, bekker_b_m=patch_b)),
+        ('b = width', column(pressure_along_normal=True)),
+        ('shear along the rim', tm.wong_reece_at_load(closed, load, slip, r, width, c1=0.0, c2=0.0)),
+        ('stress peak at θm = Wong-Reece', tm.wong_reece_at_load(closed, load, slip, r, width)),
+    ]
+    out.rows.append(Check(group, f'from SCM\'s model to Wong-Reece, one assumption at a time, slip {slip:g}',
+                          'closed forms: ' + ' → '.join(step for step, _ in steps),
+                          'z ' + ' / '.join(f'{f.sinkage_m * 1e3:.1f}' for _, f in steps) + ' mm; DP '
+                          + ' / '.join(f'{f.drawbar_pull_n:.1f}' for _, f in steps) + ' N', '', 'INFO',
+                          note='each step changes one assumption of the one before (ground-column closed form, '
+                               'then Wong-Reece with θm = 0, then with its θm): the sinkage gap that is left after '
+                               'SCM\'s own choices is the stress peak ahead of the bottom'))
+    return steps
 
 
 def _ground_column_rows(group: str, suffix: str, closed: tm.BekkerSoil, soil: SoilParams, setup: WheelSetup,
@@ -513,7 +546,8 @@ def _ground_column_rows(group: str, suffix: str, closed: tm.BekkerSoil, soil: So
                           f'{reference}: {columns[k].sinkage_m * 1e3:.2f} mm at slip {slips[k]:g}',
                           f'{runs[k].sinkage_m * 1e3:.2f} mm', f'worst {_pct(sinkage_errors[k])}',
                           verdict(abs(sinkage_errors[k]) <= GROUND_COLUMN_TOLERANCE),
-                          error_value=sinkage_errors[k], tolerance=GROUND_COLUMN_TOLERANCE, note=note))
+                          error_value=sinkage_errors[k], tolerance=GROUND_COLUMN_TOLERANCE,
+                          note='' if along_normal else note))
     for key, label, unit in (('drawbar_pull_n', 'drawbar pull', 'N'), ('torque_nm', 'driving torque', 'N m')):
         ours = [getattr(run, key) for run in runs]
         expected = [getattr(f, key) for f in columns]

@@ -103,6 +103,13 @@ def test_the_wheel_rows_compare_with_the_closed_forms_of_the_same_soil(quick_run
     assert wheel['slips'][0] == -0.2 and wheel['slips'][-1] == 0.7
     for closed in wheel['wong_reece']:
         assert closed['load_n'] == pytest.approx(wheel['load_n'], rel=1e-6)   # sinkage solved from W per slip
+    # the ladder from SCM's model to Wong-Reece starts at what SCM does and ends at the Wong-Reece row
+    ladder = wheel['assumption_ladder']
+    at = wheel['slips'].index(validate_terrain.LADDER_SLIP)
+    assert ladder[0]['sinkage_m'] == pytest.approx(wheel['scm_sinkage_m'][at], rel=0.02)
+    assert ladder[0]['drawbar_pull_n'] == pytest.approx(wheel['scm_drawbar_pull_n'][at], rel=0.02)
+    assert ladder[-1]['drawbar_pull_n'] == pytest.approx(wheel['wong_reece'][at]['drawbar_pull_n'], rel=1e-9)
+    assert len(ladder) == 7 and all(step['load_n'] == pytest.approx(wheel['load_n'], rel=1e-6) for step in ladder)
     for variant in ('vertical', 'surface_normal'):   # SCM's own model: at every slip run, carrying W
         columns = wheel['ground_column'][variant]
         assert [closed['slip'] for closed in columns] == wheel['slips']
