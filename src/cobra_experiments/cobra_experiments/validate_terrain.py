@@ -866,6 +866,11 @@ def _plot_hold(traces: list, path: Path) -> None:
     save_figure(figure, path)
 
 
+# The three panels of a single-wheel figure: result field, scale to the axis unit, axis label.
+WHEEL_SERIES = (('sinkage_m', 1e3, 'sinkage [mm]'), ('drawbar_pull_n', 1.0, 'drawbar pull [N]'),
+                ('torque_nm', 1.0, 'driving torque [N m]'))
+
+
 def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, references: list, with_patch_b: list,
                 patch_b: float, z0: float, closed: tm.BekkerSoil, r: float, width: float, path: Path) -> None:
     plt = _pyplot()
@@ -875,9 +880,7 @@ def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, reference
     curve_patch_b = [tm.wong_reece_at_load(closed, load, s, r, width, bekker_b_m=patch_b) for s in dense] \
         if with_patch_b else []
     figure, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    series = (('sinkage_m', 1e3, 'sinkage [mm]'), ('drawbar_pull_n', 1.0, 'drawbar pull [N]'),
-              ('torque_nm', 1.0, 'driving torque [N m]'))
-    for axis, (key, scale, label) in zip(axes, series):
+    for axis, (key, scale, label) in zip(axes, WHEEL_SERIES):
         axis.plot(dense, [getattr(f, key) * scale for f in curve], 'k-', label=f'Wong-Reece, b = width {width} m')
         if curve_patch_b:
             axis.plot(dense, [getattr(f, key) * scale for f in curve_patch_b], 'k:',
@@ -888,19 +891,8 @@ def _plot_wheel(name: str, load: float, runs: list, runs_normal: list, reference
                   label='SCM single-wheel test (pressure vertical, Chrono; default)')
         axis.plot(slips, [getattr(run, key) * scale for run in runs_normal], 's', mfc='none', color='C0',
                   label='SCM, pressure along the surface normal (option)')
-        axis.set_xlabel('slip i = 1 - v/(r ω) [-]')
-        axis.set_ylabel(label)
-        axis.grid(alpha=0.3)
     axes[0].axhline(z0 * 1e3, color='C2', ls='--', label='Bekker towed-wheel z0 (b = width)')
-    axes[1].axhline(0.0, color='grey', lw=0.8)
-    handles: dict[str, object] = {}
-    for axis in axes:
-        for handle, label in zip(*axis.get_legend_handles_labels()):
-            handles.setdefault(label, handle)
-    figure.legend(list(handles.values()), list(handles), loc='lower center', ncol=3, fontsize=8)
-    figure.suptitle(f'{name}: wheel r {r} m, width {width} m, load {load:.1f} N')
-    figure.tight_layout(rect=(0, 0.12, 1, 1))
-    save_figure(figure, path)
+    _finish_wheel_figure(figure, axes, f'{name}: wheel r {r} m, width {width} m, load {load:.1f} N', path)
 
 
 def _plot_ground_column(name: str, load: float, runs: list, runs_normal: list, columns: list, columns_normal: list,
@@ -910,9 +902,7 @@ def _plot_ground_column(name: str, load: float, runs: list, runs_normal: list, c
     plt = _pyplot()
     slips = [run.slip for run in runs]
     figure, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    series = (('sinkage_m', 1e3, 'sinkage [mm]'), ('drawbar_pull_n', 1.0, 'drawbar pull [N]'),
-              ('torque_nm', 1.0, 'driving torque [N m]'))
-    for axis, (key, scale, label) in zip(axes, series):
+    for axis, (key, scale, label) in zip(axes, WHEEL_SERIES):
         axis.plot(slips, [getattr(f, key) * scale for f in references], '-', color='grey', lw=0.8,
                   label=f'Wong-Reece, b = width {width} m (for scale)')
         for variant_runs, variant_columns, colour, marker, line, what in (
@@ -922,6 +912,13 @@ def _plot_ground_column(name: str, load: float, runs: list, runs_normal: list, c
                       label=f'ground-column closed form, {what}')
             axis.plot(slips, [getattr(run, key) * scale for run in variant_runs], marker, mfc='none', color=colour,
                       label=f'SCM single-wheel test, {what}')
+    _finish_wheel_figure(figure, axes, f'{name}: SCM against the closed form of its own model, soil columns fixed '
+                         f'in the ground (wheel r {r} m, width {width} m, load {load:.1f} N)', path)
+
+
+def _finish_wheel_figure(figure: object, axes: Sequence[object], title: str, path: Path) -> None:
+    """Axis labels (`WHEEL_SERIES`), zero line of the pull, one legend for the three panels, title, save."""
+    for axis, (_, _, label) in zip(axes, WHEEL_SERIES):
         axis.set_xlabel('slip i = 1 - v/(r ω) [-]')
         axis.set_ylabel(label)
         axis.grid(alpha=0.3)
@@ -931,8 +928,7 @@ def _plot_ground_column(name: str, load: float, runs: list, runs_normal: list, c
         for handle, label in zip(*axis.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     figure.legend(list(handles.values()), list(handles), loc='lower center', ncol=3, fontsize=8)
-    figure.suptitle(f'{name}: SCM against the closed form of its own model, soil columns fixed in the ground '
-                    f'(wheel r {r} m, width {width} m, load {load:.1f} N)')
+    figure.suptitle(title)
     figure.tight_layout(rect=(0, 0.12, 1, 1))
     save_figure(figure, path)
 
