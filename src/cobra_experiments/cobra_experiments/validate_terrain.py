@@ -556,8 +556,7 @@ def _ground_column_rows(group: str, suffix: str, closed: tm.BekkerSoil, soil: So
         k = int(np.argmax(np.abs(differences)))
         out.rows.append(Check(group, f'{span}, against SCM\'s own model: {label}{suffix}',
                               f'ground-column closed form, b = SCM patch 2A/L: {expected[k]:.2f} {unit} at slip '
-                              f'{slips[k]:g} '
-                              f'(largest |{label}| {scale:.2f} {unit})', f'{ours[k]:.2f} {unit}',
+                              f'{slips[k]:g} (largest |{label}| {scale:.2f} {unit})', f'{ours[k]:.2f} {unit}',
                               f'worst {_pct(differences[k])} of the largest',
                               verdict(abs(differences[k]) <= GROUND_COLUMN_TOLERANCE), error_value=differences[k],
                               tolerance=GROUND_COLUMN_TOLERANCE))
