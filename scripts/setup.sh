@@ -73,9 +73,10 @@ if [ "$(cat install/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
         colcon list >&2
         exit 1
     fi
-    # compile the soil kernels once into numba's cache beside the installed sources (~8 s; a
-    # terrain:=scm node then loads them in < 1 s instead of compiling at start)
-    ( set +u; source install.new/setup.bash; python -c 'from cobra_soil import compile_kernels; compile_kernels()' )
+    # compile the soil kernels and the sim's wrench coupling once into numba's cache beside the
+    # installed sources (~10 s; a terrain:=scm node then loads them in < 1 s instead of compiling at start)
+    ( set +u; source install.new/setup.bash; python -c 'from cobra_soil import compile_kernels; compile_kernels()
+from cobra_sim import wrench_coupling; wrench_coupling.compile_kernels()' )
     echo "$source_hash" > install.new/.source.sha256
     rm -rf install.old; [ ! -d install ] || mv install install.old
     mv install.new install && rm -rf install.old

@@ -120,7 +120,7 @@ class CobraSim:
         self._root_dof_adr = int(self.model.jnt_dofadr[root_joint])
         self._apply_terrain_contact_parameters()
         self._contact_body_rows = contiguous_index(self._contact_body_ids)
-        self._contact_body_root = self.model.body_rootid[self._contact_body_ids]
+        self._contact_body_root = self.model.body_rootid[self._contact_body_ids].astype(np.int64)
         self._geom_on_robot = self.model.geom_bodyid >= self.root_body_id
         # last wrenches a wrench terrain applied: world force and torque about the link origin
         self._terrain_wrench_world = np.zeros((len(self._contact_body_ids), 6))
@@ -145,6 +145,9 @@ class CobraSim:
             self._latch_site_ids = (self.model.site(HEAD_LATCH_FRAME).id, self.model.site(TAIL_LATCH_FRAME).id)
         mujoco.mj_forward(self.model, self.data)
         if terrain.applies_wrenches:
+            # the state handed to the terrain each physics step: arrays rewritten in place, valid
+            # for that step only (the terrain copies what it keeps)
+            self._step_state = self.body_state()
             terrain.setup(self.terrain_bodies(), self.body_state(), params.timestep_s)
 
     def terrain_bodies(self) -> list[RobotBody]:
@@ -294,18 +297,15 @@ class CobraSim:
         if not self.terrain.applies_wrenches:
             mujoco.mj_step(self.model, self.data, nstep)
             return
-        model, data, rows = self.model, self.data, self._contact_body_rows
+        from cobra_sim.wrench_coupling import apply_wrenches, body_state_into
+        model, data, ids, roots = self.model, self.data, self._contact_body_ids, self._contact_body_root
+        state, dt_s, terrain, applied = self._step_state, self.params.timestep_s, self.terrain, self._terrain_wrench_world
         for _ in range(nstep):
             mujoco.mj_step1(model, data)  # kinematics and velocities of this step's start
-            force, torque = self.terrain.wrenches(self.body_state(), self.params.timestep_s)
-            applied = self._terrain_wrench_world
-            applied[:, :3] = force
-            applied[:, 3:] = torque
-            # xfrc_applied acts at the COM: move the torque from the origin, τ_com = τ − (xipos − xpos) × F
-            wrench_at_com = np.empty_like(applied)
-            wrench_at_com[:, :3] = force
-            np.subtract(torque, cross_rows(data.xipos[rows] - data.xpos[rows], force), out=wrench_at_com[:, 3:])
-            data.xfrc_applied[rows] = wrench_at_com
+            body_state_into(data.xpos, data.xmat, data.cvel, data.subtree_com, ids, roots, state.position_m,
+                            state.rotation, state.linear_velocity_m_s, state.angular_velocity_rad_s)
+            force, torque = terrain.wrenches(state, dt_s)
+            apply_wrenches(force, torque, data.xipos, data.xpos, ids, applied, data.xfrc_applied)
             mujoco.mj_step2(model, data)
 
     def step_control_period(self) -> None:
@@ -477,16 +477,16 @@ class CobraSim:
 
     def body_state(self) -> BodyState:
         """Origins, orientations and origin velocities (world axes) of the `robot_body_names`
-        bodies, from the kinematics and velocities MuJoCo last computed (mj_step1 / mj_forward).
-
-        From cvel, [ω, v] at the subtree COM of the body's root: the origin moves at
-        v + ω × (xpos − subtree_com[root]) (MuJoCo 4.0's mj_objectVelocity gives the velocity of the
-        body's COM, xipos, instead). Position, rotation and angular
-        velocity may be views of MjData (valid until the next step): copy what you keep.
+        bodies, from the kinematics and velocities MuJoCo last computed (mj_step1 / mj_forward), in
+        new arrays (`cobra_sim.wrench_coupling.body_state_into`: from cvel, [ω, v] at the subtree
+        COM of the body's root, the origin moves at v + ω × (xpos − subtree_com[root]); MuJoCo's
+        mj_objectVelocity gives the velocity of the body's COM, xipos, instead).
         """
-        rows, data = self._contact_body_rows, self.data
-        position = data.xpos[rows]
-        cvel = data.cvel[rows]
-        omega = cvel[:, :3]
-        linear = cvel[:, 3:] + cross_rows(omega, position - data.subtree_com[self._contact_body_root])
-        return BodyState(position, data.xmat[rows].reshape(-1, 3, 3), linear, omega)
+        from cobra_sim.wrench_coupling import body_state_into
+        n = len(self._contact_body_ids)
+        state = BodyState(np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)))
+        data = self.data
+        body_state_into(data.xpos, data.xmat, data.cvel, data.subtree_com, self._contact_body_ids,
+                        self._contact_body_root, state.position_m, state.rotation, state.linear_velocity_m_s,
+                        state.angular_velocity_rad_s)
+        return state

@@ -53,7 +53,10 @@ class RobotBody:
 
 @dataclass(frozen=True)
 class BodyState:
-    """World-frame state of the robot's bodies at the start of a physics step (after mj_step1)."""
+    """World-frame state of the robot's bodies at the start of a physics step (after mj_step1).
+
+    The engine rewrites the arrays of the state it hands `wrenches` in place every step: copy what
+    you keep."""
 
     position_m: np.ndarray          # [n_bodies, 3] body-frame ORIGINS (MuJoCo xpos)
     rotation: np.ndarray            # [n_bodies, 3, 3] body-to-world (xmat)
