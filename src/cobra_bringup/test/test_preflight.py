@@ -69,8 +69,21 @@ def test_a_missing_id_is_named(bus, tmp_path):
     code, checks = _run(tmp_path, '--port', bus.port, '--no-camera')
     line = _by_name(checks)['servo 5 (joint_5)']
     assert code == 1 and line.verdict == preflight.FAIL
-    assert line.detail == 'does not answer a ping' and 'ID (5)' in line.fix
+    assert line.detail == f'does not answer {preflight.SERVO_ATTEMPTS} pings' and 'ID (5)' in line.fix
     assert [c.name for c in checks if c.verdict == preflight.FAIL] == ['servo 5 (joint_5)']
+
+
+def test_a_lost_reply_is_asked_again_not_reported_as_a_missing_servo(bus, tmp_path):
+    # A fresh-clone CI beside two busy loops reported 3 servos FAIL where 1 was missing: a reply late
+    # past the margin on a loaded host counted as a missing servo. One lost reply of servo 4 and two
+    # in a row of servo 6 still give a PASS.
+    bus.drop_responses(4, 1)
+    bus.drop_responses(6, preflight.SERVO_ATTEMPTS - 1)
+    code, checks = _run(tmp_path, '--port', bus.port, '--no-camera')
+    lines = _by_name(checks)
+    assert code == 0, preflight.format_table(checks)
+    assert lines['servo 4 (joint_4)'].verdict == preflight.PASS
+    assert lines['servo 6 (joint_6)'].verdict == preflight.PASS
 
 
 def test_a_wrong_model_on_an_id_is_named_against_its_urdf_joint(tmp_path):
