@@ -148,7 +148,7 @@ class CobraSim:
             # the state handed to the terrain each physics step: arrays rewritten in place, valid
             # for that step only (the terrain copies what it keeps)
             self._step_state = self.body_state()
-            terrain.setup(self.terrain_bodies(), self.body_state(), params.timestep_s)
+            terrain.setup(self.terrain_bodies(), self.body_state(), params.timestep_s)   # a copy it may keep
 
     def terrain_bodies(self) -> list[RobotBody]:
         """Name, mass and collision shapes (MuJoCo geom_size, pose in the body frame) of each robot
@@ -297,13 +297,12 @@ class CobraSim:
         if not self.terrain.applies_wrenches:
             mujoco.mj_step(self.model, self.data, nstep)
             return
-        from cobra_sim.wrench_coupling import apply_wrenches, body_state_into
+        from cobra_sim.wrench_coupling import apply_wrenches, fill_body_state
         model, data, ids, roots = self.model, self.data, self._contact_body_ids, self._contact_body_root
         state, dt_s, terrain, applied = self._step_state, self.params.timestep_s, self.terrain, self._terrain_wrench_world
         for _ in range(nstep):
             mujoco.mj_step1(model, data)  # kinematics and velocities of this step's start
-            body_state_into(data.xpos, data.xmat, data.cvel, data.subtree_com, ids, roots, state.position_m,
-                            state.rotation, state.linear_velocity_m_s, state.angular_velocity_rad_s)
+            fill_body_state(data, ids, roots, state)
             force, torque = terrain.wrenches(state, dt_s)
             apply_wrenches(force, torque, data.xipos, data.xpos, ids, applied, data.xfrc_applied)
             mujoco.mj_step2(model, data)
@@ -482,11 +481,8 @@ class CobraSim:
         COM of the body's root, the origin moves at v + ω × (xpos − subtree_com[root]); MuJoCo's
         mj_objectVelocity gives the velocity of the body's COM, xipos, instead).
         """
-        from cobra_sim.wrench_coupling import body_state_into
+        from cobra_sim.wrench_coupling import fill_body_state
         n = len(self._contact_body_ids)
         state = BodyState(np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)))
-        data = self.data
-        body_state_into(data.xpos, data.xmat, data.cvel, data.subtree_com, self._contact_body_ids,
-                        self._contact_body_root, state.position_m, state.rotation, state.linear_velocity_m_s,
-                        state.angular_velocity_rad_s)
+        fill_body_state(self.data, self._contact_body_ids, self._contact_body_root, state)
         return state

@@ -38,6 +38,12 @@ def body_state_into(xpos: np.ndarray, xmat: np.ndarray, cvel: np.ndarray, subtre
                 rotation[k, a, e] = xmat[b, 3 * a + e]
 
 
+def fill_body_state(data: object, body_ids: np.ndarray, root_ids: np.ndarray, state: object) -> None:
+    """`body_state_into` from an MjData into a BodyState's arrays."""
+    body_state_into(data.xpos, data.xmat, data.cvel, data.subtree_com, body_ids, root_ids, state.position_m,
+                    state.rotation, state.linear_velocity_m_s, state.angular_velocity_rad_s)
+
+
 @njit(cache=True)
 def apply_wrenches(force: np.ndarray, torque: np.ndarray, xipos: np.ndarray, xpos: np.ndarray,
                    body_ids: np.ndarray, wrench_world: np.ndarray, xfrc_applied: np.ndarray) -> None:
