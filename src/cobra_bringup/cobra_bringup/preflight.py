@@ -54,9 +54,6 @@ DEFAULT_MIN_FREE_GB = 5.0
 ROS_DOMAIN_ID_MAX = 232  # rmw's limit for Fast DDS on Linux (ports must fit below 65535)
 DISCOVERY_RANGES = ('SUBNET', 'LOCALHOST', 'OFF', 'SYSTEM_DEFAULT')
 REPLY_MARGIN_MS = 20.0  # preflight is not the 500 Hz loop: a slow reply is a reply, not a missing servo
-# A servo is missing only after this many unanswered pings (and reads are tried this often): one
-# lost or late reply (bus noise, a loaded host) is not a missing servo.
-SERVO_ATTEMPTS = 3
 RELAXED_RATE_HZ = 1.0  # a loop rate any baud rate carries: the parameters judged apart from the budget
 
 
@@ -155,13 +152,9 @@ def _model_name(model_number: int) -> str:
 def check_servo(bus: DynamixelBus, servo: JointServo, role: str) -> Check:
     """One servo, read-only: answers, is the model its URDF joint needs, and is healthy and in range."""
     name = f'servo {servo.servo_id} ({servo.joint_name})'
-    model_number = None
-    for _ in range(SERVO_ATTEMPTS):
-        model_number = bus.ping(servo.servo_id)
-        if model_number is not None:
-            break
+    model_number = bus.ping(servo.servo_id)
     if model_number is None:
-        return Check(name, FAIL, f'does not answer {SERVO_ATTEMPTS} pings',
+        return Check(name, FAIL, 'does not answer a ping',
                      f'check its cable, power and ID ({servo.servo_id}); a Dynamixel Wizard scan at '
                      f'{bus.baud_rate} bit/s lists the IDs on the bus')
     if model_number != servo.model.model_number:
@@ -169,18 +162,12 @@ def check_servo(bus: DynamixelBus, servo: JointServo, role: str) -> Check:
                      f'is a {role} and needs an {servo.model.name} ({servo.model.model_number})',
                      f'this ID belongs to another servo: give each servo its own ID (Dynamixel Wizard), '
                      f'or fix joint_ids / latch_id')
-    values: dict[str, int] = {}
-    for item in ('firmware_version', 'present_input_voltage', 'min_voltage_limit', 'max_voltage_limit',
-                 'present_temperature', 'temperature_limit', 'hardware_error_status', 'present_position',
-                 'torque_enable'):
-        for attempt in range(SERVO_ATTEMPTS):
-            try:
-                values[item] = bus.read(servo.servo_id, item)
-                break
-            except BusError as error:
-                if attempt == SERVO_ATTEMPTS - 1:
-                    return Check(name, FAIL, f'answers pings but not reads ({SERVO_ATTEMPTS} tries): {error}',
-                                 'check the cable and the baud rate')
+    try:
+        values = {item: bus.read(servo.servo_id, item) for item in (
+            'firmware_version', 'present_input_voltage', 'min_voltage_limit', 'max_voltage_limit',
+            'present_temperature', 'temperature_limit', 'hardware_error_status', 'present_position', 'torque_enable')}
+    except BusError as error:
+        return Check(name, FAIL, f'answers pings but not reads: {error}', 'check the cable and the baud rate')
     voltage_v = values['present_input_voltage'] * ct.VOLTAGE_UNIT_V
     low_v, high_v = values['min_voltage_limit'] * ct.VOLTAGE_UNIT_V, values['max_voltage_limit'] * ct.VOLTAGE_UNIT_V
     angle_rad = servo.rad_from_ticks(values['present_position'])

@@ -39,7 +39,9 @@ def _by_name(checks: list[preflight.Check]) -> dict[str, preflight.Check]:
 
 @pytest.fixture
 def bus(tmp_path: Path):
-    with cobra_bus(link_path=tmp_path / 'ttyCOBRA') as emulator:
+    # SCHED_FIFO as in cobra_driver's tests: servos answer in hardware time however busy the host,
+    # so their stand-in must not queue for a CPU (a loaded CI once saw 3 servos FAIL, 1 missing)
+    with cobra_bus(link_path=tmp_path / 'ttyCOBRA', realtime_priority=60) as emulator:
         yield emulator
 
 
@@ -69,16 +71,16 @@ def test_a_missing_id_is_named(bus, tmp_path):
     code, checks = _run(tmp_path, '--port', bus.port, '--no-camera')
     line = _by_name(checks)['servo 5 (joint_5)']
     assert code == 1 and line.verdict == preflight.FAIL
-    assert line.detail == f'does not answer {preflight.SERVO_ATTEMPTS} pings' and 'ID (5)' in line.fix
+    assert line.detail == 'does not answer a ping' and 'ID (5)' in line.fix
     assert [c.name for c in checks if c.verdict == preflight.FAIL] == ['servo 5 (joint_5)']
 
 
 def test_a_lost_reply_is_asked_again_not_reported_as_a_missing_servo(bus, tmp_path):
-    # A fresh-clone CI beside two busy loops reported 3 servos FAIL where 1 was missing: a reply late
-    # past the margin on a loaded host counted as a missing servo. One lost reply of servo 4 and two
-    # in a row of servo 6 still give a PASS.
+    # A reply lost or late past the margin (bus noise, a loaded host) is not a missing servo: the
+    # bus asks each ping and read 3 times (DynamixelBus retries=2). One lost reply of servo 4 and
+    # two in a row of servo 6 still give a PASS.
     bus.drop_responses(4, 1)
-    bus.drop_responses(6, preflight.SERVO_ATTEMPTS - 1)
+    bus.drop_responses(6, 2)
     code, checks = _run(tmp_path, '--port', bus.port, '--no-camera')
     lines = _by_name(checks)
     assert code == 0, preflight.format_table(checks)
