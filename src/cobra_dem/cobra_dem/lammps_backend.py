@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from cobra_common.atomic_file import write_atomically, write_text_atomically
 from cobra_common.rotations import matrix_from_quaternion, quaternion_from_matrix
 
 from cobra_dem.body import surface_height_m
@@ -62,11 +63,9 @@ class Bed:
         return self.atom_type == GRAIN_TYPE
 
     def save(self, path: Path) -> None:
-        tmp = path.with_suffix('.tmp.npz')
-        np.savez(tmp, positions_m=self.positions_m, radius_m=self.radius_m, atom_type=self.atom_type,
-                 molecule=self.molecule, density_kg_m3=self.density_kg_m3,
-                 box=np.array([self.length_m, self.width_m]))
-        os.replace(tmp, path)
+        write_atomically(path, lambda temporary: np.savez(
+            temporary, positions_m=self.positions_m, radius_m=self.radius_m, atom_type=self.atom_type,
+            molecule=self.molecule, density_kg_m3=self.density_kg_m3, box=np.array([self.length_m, self.width_m])))
 
     @classmethod
     def load(cls, path: Path) -> 'Bed':
@@ -310,10 +309,8 @@ thermo 0
             values = [self.body_molecule_id, shape.mass_kg, *centre_m, inertia[0, 0], inertia[1, 1], inertia[2, 2],
                       inertia[0, 1], inertia[0, 2], inertia[1, 2], velocity_m_s[0], 0.0, velocity_m_s[2],
                       *momentum, 0, 0, 0]
-            tmp = info_path.with_suffix('.tmp')
-            tmp.write_text('# body: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly lz ixcm iycm izcm\n'
-                           '1\n' + ' '.join(f'{v:.12g}' for v in values) + '\n')
-            os.replace(tmp, info_path)
+            write_text_atomically(info_path, '# body: ID mass xcm ycm zcm ixx iyy izz ixy ixz iyz vxcm vycm vzcm lx ly '
+                                  'lz ixcm iycm izcm\n1\n' + ' '.join(f'{v:.12g}' for v in values) + '\n')
         torque_y = 'on' if spin_free else 'off'
         if self.scenario.grain_motion == 'frozen':
             # grains out of every integrator, at rest: they push but never move; the body is then the
@@ -423,9 +420,7 @@ def write_data_file(path: Path, positions: np.ndarray, radius: np.ndarray, types
     lines += [f'{int(r[0])} {int(r[1])} {r[2]:.10g} {r[3]:.10g} {r[4]:.12g} {r[5]:.12g} {r[6]:.12g}' for r in body]
     lines += ['', 'Molecules', '']
     lines += [f'{i} {m}' for i, m in zip(ids, molecule)]
-    tmp = path.with_suffix('.tmp')
-    tmp.write_text('\n'.join(lines) + '\n')
-    os.replace(tmp, path)
+    write_text_atomically(path, '\n'.join(lines) + '\n')
 
 
 def kabsch(reference: np.ndarray, current: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from cobra_common.atomic_file import write_atomically
 from cobra_common.bags import BagReadError, open_bag, read_custom_data, stamp_s, topic_matches
 from cobra_common.rotations import wxyz_from_xyzw
 
@@ -270,8 +271,8 @@ def time_overlay(images: list[np.ndarray], seconds: np.ndarray) -> list[np.ndarr
 def write_output(images: list[np.ndarray], out: Path, fps: float) -> None:
     """GIF or PNG strip with Pillow, MP4 through ffmpeg; written to a temporary name, then renamed."""
     from PIL import Image
-    partial = out.with_name(f'.{out.name}.partial{out.suffix}')
-    try:
+
+    def write(partial: Path) -> None:
         if out.suffix == '.gif':
             frames = [Image.fromarray(image) for image in images]
             frames[0].save(partial, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0)
@@ -284,9 +285,7 @@ def write_output(images: list[np.ndarray], out: Path, fps: float) -> None:
                        '-pix_fmt', 'rgb24', '-s', f'{width}x{height}', '-r', f'{fps:g}', '-i', '-',
                        '-pix_fmt', 'yuv420p', '-vf', 'pad=ceil(iw/2)*2:ceil(ih/2)*2', str(partial)]
             subprocess.run(command, input=b''.join(image.tobytes() for image in images), check=True)
-        os.replace(partial, out)
-    finally:
-        partial.unlink(missing_ok=True)
+    write_atomically(out, write)
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:

@@ -11,14 +11,13 @@ written to a temporary name and renamed, so a failure leaves nothing half-writte
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cobra_common.atomic_file import write_atomically
 from cobra_common.bags import BagReadError, connections_named, open_bag, stamp_s
 from cobra_common.heightmap_cloud import HEIGHTMAP_TOPIC, HeightmapCloudError, cloud_points
 
@@ -126,15 +125,10 @@ def render(record: TerrainRecord, out: Path, title: str) -> None:
     figure.suptitle(f'{title}: {len(record.points["x"])} deformed nodes (Δ = {spacing * 100:.1f} cm), '
                     f'heightmap at t = {record.stamp_s:.2f} s, grey = undeformed')
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(suffix='.png', dir=out.parent)
-    os.close(handle)
     try:
-        figure.savefig(temporary, dpi=110)
-        os.replace(temporary, out)
+        write_atomically(out, lambda temporary: figure.savefig(temporary, dpi=110))
     finally:
         plt.close(figure)
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def main(argv: list[str] | None = None) -> int:

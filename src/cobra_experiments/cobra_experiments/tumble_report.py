@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 
+from cobra_common.atomic_file import write_atomically
 from cobra_description.robot_model import RobotModelError, default_urdf_path, load_robot_model
 from cobra_experiments.figures import save_figure
 from cobra_sim.terrain import TerrainConfigError, check_slope_deg
@@ -147,18 +146,6 @@ def plot(traces: list[tuple[dict, object]], path: Path) -> None:
         axis.grid(alpha=0.3)
     figure.tight_layout()
     save_figure(figure, path)
-
-
-def write_atomically(path: Path, writer) -> None:
-    """Write through a temporary file in the same folder, renamed into place at the end."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix=path.suffix)
-    os.close(handle)
-    try:
-        writer(Path(temporary))
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def main(argv: list[str] | None = None) -> int:

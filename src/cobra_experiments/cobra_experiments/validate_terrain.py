@@ -24,9 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -34,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cobra_common.atomic_file import write_atomically
 from cobra_experiments import terramechanics as tm
 from cobra_experiments.terrain_rigs import (G_M_S2, LINK_RADIUS_M, PlateRig, WheelSetup, link_params, patch_b_m, plate_params,
                                             rigid_unloading, rolling_rim_wrench, run_block_on_slope,
@@ -970,17 +969,6 @@ def format_table(rows: Sequence[Check]) -> str:
         if r.note:
             lines.append(f'    ({r.note})')
     return '\n'.join(lines)
-
-
-def write_atomically(path: Path, writer: Callable[[Path], None]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix=path.suffix)
-    os.close(handle)
-    try:
-        writer(Path(temporary))
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def _jsonable(value: object) -> object:

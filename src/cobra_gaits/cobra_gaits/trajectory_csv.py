@@ -18,14 +18,13 @@ import codecs
 import csv
 import io
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from cobra_common.atomic_file import write_atomically
 from cobra_gaits.sidewinding import GaitError, StartStopRamp
 
 TIME_COLUMN = 'time_s'
@@ -61,20 +60,16 @@ def write_trajectory_csv(path: str | Path, joint_names: Sequence[str], times_s: 
     """Write atomically: a crash never leaves a half-written trajectory behind."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile('w', newline='', dir=path.parent, suffix='.tmp', delete=False,
-                                         encoding='utf-8')
-    try:
-        with handle:
+
+    def write(temporary: Path) -> None:
+        with temporary.open('w', newline='', encoding='utf-8') as handle:
             for comment in comments:
                 handle.write(f'# {comment}\n')
             writer = csv.writer(handle)
             writer.writerow([TIME_COLUMN, *joint_names])
             for t, row in zip(times_s, positions_rad):
                 writer.writerow([f'{t:.6f}', *(f'{q:.9f}' for q in row)])
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    write_atomically(path, write)
 
 
 def _read_text(path: Path) -> str:

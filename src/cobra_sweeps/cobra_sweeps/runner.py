@@ -20,6 +20,7 @@ import pandas as pd
 
 import yaml
 
+from cobra_common.atomic_file import write_atomically, write_text_atomically
 from cobra_sweeps.spec import SweepSpec, SweepSpecError, resolve_function, trial_key
 
 TABLE_NAME = 'results.parquet'
@@ -56,9 +57,7 @@ def write_table(rows: list[dict[str, Any]], out_dir: Path) -> pd.DataFrame:
     """All rows to the table at once, atomically (a reader never sees half a file)."""
     table = pd.DataFrame(rows)
     path = table_path(out_dir)
-    partial = path.with_suffix('.parquet.partial')
-    table.to_parquet(partial, index=False)
-    os.replace(partial, path)
+    write_atomically(path, lambda temporary: table.to_parquet(temporary, index=False))
     return table
 
 
@@ -133,8 +132,9 @@ def check_out_dir(spec: SweepSpec, out_dir: str | Path, force: bool = False, opt
 def start_over(out_dir: str | Path) -> list[Path]:
     """Deletes what a sweep wrote into out_dir (table, spec record, plots); other files stay."""
     out_dir = Path(out_dir)
-    removed = [out_dir / name for name in (TABLE_NAME, TABLE_NAME + '.partial', SPEC_RECORD_NAME)]
-    removed = [p for p in removed if p.exists()]
+    removed = [p for p in (out_dir / TABLE_NAME, out_dir / SPEC_RECORD_NAME) if p.exists()]
+    # and the temporaries of a write that was killed before its rename (cobra_common.atomic_file)
+    removed += [p for name in (TABLE_NAME, SPEC_RECORD_NAME) for p in sorted(out_dir.glob(f'.{name}.*'))]
     removed += [p for pattern in PLOT_PATTERNS for p in sorted(out_dir.glob(pattern))]
     for path in removed:
         path.unlink()
@@ -143,9 +143,7 @@ def start_over(out_dir: str | Path) -> list[Path]:
 
 def write_spec_record(spec: SweepSpec, out_dir: Path) -> None:
     path = out_dir / SPEC_RECORD_NAME
-    partial = path.with_suffix('.yaml.partial')
-    partial.write_text(yaml.safe_dump(spec_record(spec), sort_keys=False))
-    os.replace(partial, path)
+    write_text_atomically(path, yaml.safe_dump(spec_record(spec), sort_keys=False))
 
 
 def init_ray(num_cpus: int | None, address: str | None) -> bool:

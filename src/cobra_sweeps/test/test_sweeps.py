@@ -298,7 +298,10 @@ def test_another_spec_into_an_out_folder_is_refused_and_force_starts_over(
     assert 'fixed.duration_s: 1.0 there, 30.0 here' in error and 'new --out' in error and '--force' in error
     assert len(pd.read_parquet(out / TABLE_NAME)) == 3  # untouched
 
+    killed_write = out / f'.{TABLE_NAME}.k1ll3d.parquet'  # the temporary of a run killed mid-write
+    killed_write.write_bytes(b'PAR1')
     assert main(['run', str(long), '--out', str(out), '--no-progress', '--force']) == 0
+    assert not killed_write.exists()
     table = pd.read_parquet(out / TABLE_NAME)
     assert sorted(table['x']) == [1, 2] and (table['duration_s'] == 30.0).all()
     assert not (out / 'metrics_vs_y.png').exists() and (out / 'metrics_vs_x.png').exists()
