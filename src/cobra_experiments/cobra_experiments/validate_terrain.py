@@ -34,6 +34,7 @@ import numpy as np
 
 from cobra_common.atomic_file import write_atomically
 from cobra_experiments import terramechanics as tm
+from cobra_experiments import wong_reece_reference
 from cobra_experiments.terrain_rigs import (G_M_S2, LINK_RADIUS_M, PlateRig, WheelSetup, link_params, patch_b_m, plate_params,
                                             rigid_unloading, rolling_rim_wrench, run_block_on_slope,
                                             run_link_drag_across, run_link_hold, run_plate_drag, run_wheel, run_wheel_at_rest, wheel_params)
@@ -61,6 +62,7 @@ PULL_SLIP_RANGE = (0.1, 0.6)
 SURFACE_NORMAL_SUFFIX = ' [pressure along the surface normal]'
 # SCM against the closed form of its own model: what is left is the node grid.
 GROUND_COLUMN_TOLERANCE = 0.05
+INDEPENDENT_WONG_REECE_TOLERANCE = 1e-4  # ours against another implementation of the same equations
 LADDER_SLIP = 0.3   # mid-range of the drawbar-pull target's slips 0.1..0.6
 
 
@@ -444,6 +446,18 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
                                f'{max(f.sinkage_m for f in references) * 1e3:.1f} mm, '
                                f'ours {min(r_.sinkage_m for r_ in runs) * 1e3:.1f}-{max(r_.sinkage_m for r_ in runs) * 1e3:.1f} mm'
                                f'{patch_range}; Wong-Reece peaks the stress at θm = (c1 + c2 i) θ1, SCM at the deepest node'))
+
+    independent = wong_reece_reference.case(name)
+    if independent is not None:
+        agreement = wong_reece_reference.agreement(independent)
+        out.rows.append(Check(
+            group, f'the Wong-Reece closed form itself, slip {min(independent.results):g}..{max(independent.results):g}',
+            f'{wong_reece_reference.SOURCE}, b = width: an implementation we did not write',
+            f'worst: sinkage {agreement.sinkage:.1e}, pull {agreement.drawbar_pull:.1e}, torque {agreement.torque:.1e}',
+            f'{agreement.worst:.1e}', verdict(agreement.worst <= INDEPENDENT_WONG_REECE_TOLERANCE),
+            error_value=agreement.worst, tolerance=INDEPENDENT_WONG_REECE_TOLERANCE,
+            note=f'ours (terramechanics.wong_reece_at_load) for the same soil at W {independent.load_n:g} N; '
+                 'pull and torque relative to their largest. The reference these rows are judged by'))
 
     carried = [tm.wong_reece_forces(closed, run.sinkage_m, run.slip, r, width) for run in runs]
     worst_c = int(np.argmin([f.load_n for f in carried]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from scipy.integrate import quad
 from scipy.special import gamma
 
 from cobra_experiments import terramechanics as tm
+from cobra_experiments import wong_reece_reference
 
 # The thesis's loose sand (Table 1) and Wong's LETE sand (Theory of Ground Vehicles, Table 2.3).
 LOOSE_SAND = tm.BekkerSoil(kc_pa_m_n1=25.0, kphi_pa_m_n=5.0e4, n=0.6, cohesion_pa=25.0, friction_deg=28.0,
@@ -83,6 +85,15 @@ def test_wong_reece_without_shear_and_with_the_peak_at_the_bottom_is_bekkers_tow
     assert forces.drawbar_pull_n == pytest.approx(-compaction, rel=1e-4)
     assert forces.compaction_resistance_n == pytest.approx(compaction, rel=1e-4)
     assert forces.torque_nm == 0.0 and forces.thrust_n == 0.0
+
+
+@pytest.mark.parametrize('case', wong_reece_reference.CASES, ids=lambda case: case.name)
+def test_wong_reece_agrees_with_an_implementation_we_did_not_write(case: wong_reece_reference.WheelCase) -> None:
+    # melanz/wheel-soil's WheelSoil.m run in Octave (the table's module says how): the same sinkage,
+    # pull and torque to 1e-5, where a 0.01 change of c1 (the stress peak's place) moves them by > 1e-3
+    assert wong_reece_reference.agreement(case).worst < 1e-5
+    shifted = replace(case, c1=case.c1 + 0.01)
+    assert wong_reece_reference.agreement(shifted).worst > 1e-3
 
 
 def test_wong_reece_integrals_match_adaptive_quadrature() -> None:

@@ -53,6 +53,9 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
         suffix = validate_terrain.SURFACE_NORMAL_SUFFIX
         assert {f'drawbar pull, slip 0.1..0.6{suffix}', f'zero-drawbar-pull slip{suffix}'} <= set(checks)
         assert any(c.startswith('load Wong-Reece carries at SCM') for c in checks)
+        independent = [row['verdict'] for row in _rows(report, f'single wheel on {soil}')
+                       if row['check'].startswith('the Wong-Reece closed form itself')]
+        assert independent == ['PASS']   # the reference against an implementation we did not write
         assert all('b = ' in row['reference'] for row in _rows(report, f'single wheel on {soil}'))   # says which b
     assert len(_rows(report, 'compliant ground')) == 2 + 3       # block stick / slide; rolled rim at 3 speeds
     assert sum(row['group'].startswith('compliant ground over a sampled rim') for row in report['rows']) == 3
