@@ -120,8 +120,6 @@ def body_poses(bag: object, times_s: np.ndarray) -> np.ndarray:
     origins by forward kinematics at joint_states, placed by the head's ground-truth position and
     yaw; the bag keeps no head pitch/roll, so they are taken as 0: at equal gait phase the shape
     and tilt repeat, so the error is the same at every cycle boundary and drops out of the steps)."""
-    import math
-
     from cobra_description.robot_model import load_robot_model
     from cobra_gaits.body_pose import BodyPoseEstimator
 

@@ -1,0 +1,118 @@
+"""The single-wheel test on Chrono's own SCMTerrain, to check our SCM port against the engine it ports.
+
+Project Chrono is not installable from PyPI or Debian, so CI cannot run it. The table below was
+printed by scripts/reference/chrono_scm_wheel.py: SCMTerrain.cpp of github.com/projectchrono/chrono
+(commit 7689fbc), built with Chrono's core library by scripts/reference/build_chrono_scm_wheel.sh,
+driving the wheel of `terrain_rigs.run_wheel` with the same protocol (load ramped in over 1 s and
+held, then v and ω prescribed, the vertical motion integrated by hand from the soil force Chrono
+computes at the start of each 1 ms step) for our three soils at `validate_terrain --quick`'s
+setup. One deviation from a default Chrono set-up, on purpose: the rays meet the wheel exactly
+(a faceted rim, SCMTerrain's reference ray cast; Bullet's default ray cast misses a convex shape
+by millimetres, see scripts/reference/chrono_scm_wheel.cpp), so what is compared is the soil
+model, not a collision library's tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cobra_soil import SoilParams
+
+SOURCE = "Chrono's SCMTerrain (projectchrono/chrono 7689fbc), same wheel test"
+
+
+@dataclass(frozen=True)
+class ChronoWheelCase:
+    """One soil: the wheel and how it was run, and per slip what Chrono's SCM gives."""
+
+    name: str
+    soil: SoilParams
+    load_n: float
+    radius_m: float
+    width_m: float
+    speed_m_s: float
+    spacing_m: float
+    # slip -> (sinkage m, drawbar pull N, driving torque N m)
+    results: dict[float, tuple[float, float, float]]
+
+
+@dataclass(frozen=True)
+class PortAgreement:
+    """Worst differences of our runs from Chrono's over the case's slips."""
+
+    sinkage: float       # relative
+    drawbar_pull: float  # of the largest |pull| in the table
+    torque: float        # of the largest |torque| in the table
+
+    @property
+    def worst(self) -> float:
+        return max(self.sinkage, self.drawbar_pull, self.torque)
+
+
+# The wheel at slip -0.2..0.7 (`validate_terrain --quick`'s wheel runs: v 0.1 m/s, Δ 5 mm, bulldozing off).
+CASES: tuple[ChronoWheelCase, ...] = (
+    ChronoWheelCase('loose_sand',
+                    SoilParams(50000.0, 25.0, 0.6, 25.0, 28.0, 0.04, 2500000.0, 5000.0),
+                    58.86, 0.20, 0.12, 0.1, 0.005,
+                    {-0.2: (0.0234409, -8.7928, -0.0220135),
+                     0: (0.0233651, -2.35968, 1.25495),
+                     0.05: (0.0233415, 1.38498, 1.99701),
+                     0.1: (0.0233149, 2.8342, 2.28555),
+                     0.2: (0.0232528, 7.99296, 3.30917),
+                     0.3: (0.0231731, 13.048, 4.31174),
+                     0.45: (0.0230013, 19.9061, 5.67206),
+                     0.6: (0.0227083, 25.3156, 6.74839),
+                     0.7: (0.0223609, 27.8692, 7.26468)}),
+    ChronoWheelCase('lete_sand',
+                    SoilParams(5301000.0, 102000.0, 0.79, 1300.0, 31.1, 0.01, 200000000.0, 30000.0),
+                    1530.0, 0.20, 0.12, 0.1, 0.005,
+                    {-0.2: (0.012285, -537.236, -76.3124),
+                     0: (0.0122809, -108.661, 8.84649),
+                     0.05: (0.0122795, 115.213, 53.3664),
+                     0.1: (0.012278, 299.136, 89.9243),
+                     0.2: (0.0122745, 572.29, 144.133),
+                     0.3: (0.01227, 736.718, 176.675),
+                     0.45: (0.0122602, 858.971, 200.752),
+                     0.6: (0.0122433, 907.566, 210.264),
+                     0.7: (0.0122224, 922.709, 213.249)}),
+    ChronoWheelCase('clayey_soil',
+                    SoilParams(692150.0, 13190.0, 0.5, 4140.0, 13.0, 0.01, 200000000.0, 30000.0),
+                    760.0, 0.20, 0.12, 0.1, 0.005,
+                    {-0.2: (0.0128947, -117.35, -4.1338),
+                     0: (0.012882, -25.7117, 14.0441),
+                     0.05: (0.012878, 22.8245, 23.6806),
+                     0.1: (0.0128734, 61.9653, 31.4495),
+                     0.2: (0.0128624, 122.915, 43.5226),
+                     0.3: (0.0128485, 161.221, 51.0859),
+                     0.45: (0.0128183, 191.699, 57.0718),
+                     0.6: (0.0127661, 205.545, 59.7775),
+                     0.7: (0.0127015, 210.537, 60.7644)}),
+)
+
+# Chrono's contact patch is every node whose ray meets the body (the rim up to 0.1 m above the soil,
+# inside the active box the driver gives it, ±0.14 m along the travel): 56 x 24 nodes under this
+# wheel, b = 2A/L = 2 (0.275 x 0.115) / (2 (0.275 + 0.115)) = 81.1 mm in k_c/b. Ours is the loaded
+# nodes (cobra_soil README, "Deliberate differences"): 45-58 mm.
+CHRONO_PATCH_B_M = 0.275 * 0.115 / (0.275 + 0.115)
+
+
+def case(name: str) -> ChronoWheelCase | None:
+    return next((c for c in CASES if c.name == name), None)
+
+
+def agreement(wheel: ChronoWheelCase, ours: Sequence[tuple[float, float, float, float]]) -> PortAgreement:
+    """`ours`: (slip, sinkage m, drawbar pull N, torque N m) for every slip of the table."""
+    by_slip = {round(slip, 6): values for slip, *values in ours}
+    missing = [slip for slip in wheel.results if round(slip, 6) not in by_slip]
+    if missing:
+        raise ValueError(f'no run of ours at slip {missing} to compare with {SOURCE}')
+    pull_scale = max(abs(pull) for _, pull, _ in wheel.results.values())
+    torque_scale = max(abs(torque) for _, _, torque in wheel.results.values())
+    sinkage = pull = torque = 0.0
+    for slip, (chrono_sinkage, chrono_pull, chrono_torque) in wheel.results.items():
+        our_sinkage, our_pull, our_torque = by_slip[round(slip, 6)]
+        sinkage = max(sinkage, abs(our_sinkage / chrono_sinkage - 1.0))
+        pull = max(pull, abs(our_pull - chrono_pull) / pull_scale)
+        torque = max(torque, abs(our_torque - chrono_torque) / torque_scale)
+    return PortAgreement(sinkage, pull, torque)
