@@ -1,23 +1,25 @@
-"""The single-wheel test on Chrono's own SCMTerrain, to check our SCM port against the engine it ports.
+"""Our terrain rigs on Chrono's own SCMTerrain, to check our SCM port against the engine it ports.
 
-Project Chrono is not installable from PyPI or Debian, so CI cannot run it. The table below was
-printed by scripts/reference/chrono_scm_wheel.py: SCMTerrain.cpp of github.com/projectchrono/chrono
-(commit 7689fbc), built with Chrono's core library by scripts/reference/build_chrono_scm_wheel.sh,
-driving the wheel of `terrain_rigs.run_wheel` with the same protocol (load ramped in over 1 s and
-held, then v and ω prescribed, the vertical motion integrated by hand from the soil force Chrono
-computes at the start of each 1 ms step) for our three soils at `validate_terrain --quick`'s
-setup. One deviation from a default Chrono set-up, on purpose: the rays meet the wheel exactly
-(a faceted rim, SCMTerrain's reference ray cast; Bullet's default ray cast misses a convex shape
-by millimetres, see scripts/reference/chrono_scm_wheel.cpp), so what is compared is the soil
-model, not a collision library's tolerance.
+Project Chrono is not installable from PyPI or Debian, so CI cannot run it. The tables below were
+printed by scripts/reference/chrono_scm_rigs.py: SCMTerrain.cpp of github.com/projectchrono/chrono
+(commit 7689fbc), built with Chrono's core library by scripts/reference/build_chrono_scm_rigs.sh,
+running the protocols of `terrain_rigs` (run_wheel, run_link_hold, run_link_drag_across: loads
+ramped in and held, the free motion integrated by hand from the soil force Chrono computes at the
+start of each 1 ms step) at `validate_terrain --quick`'s set-ups. One deviation from a default
+Chrono set-up, on purpose: the rays meet the bodies exactly (faceted surfaces, SCMTerrain's
+reference ray cast; Bullet's default ray cast misses a convex shape by millimetres, see
+scripts/reference/chrono_scm_rigs.cpp), so what is compared is the soil model, not a collision
+library's tolerance.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cobra_soil import SoilParams
+from cobra_soil.params import BulldozingParams
 
 SOURCE = "Chrono's SCMTerrain (projectchrono/chrono 7689fbc), same wheel test"
 
@@ -95,6 +97,33 @@ CASES: tuple[ChronoWheelCase, ...] = (
 # wheel, b = 2A/L = 2 (0.275 x 0.115) / (2 (0.275 + 0.115)) = 81.1 mm in k_c/b. Ours is the loaded
 # nodes (cobra_soil README, "Deliberate differences"): 45-58 mm.
 CHRONO_PATCH_B_M = 0.275 * 0.115 / (0.275 + 0.115)
+
+
+# The COBRA link (0.464 kg, r 45 mm, half-length 68 mm, axis along x) on the thesis's loose sand, its
+# own grid and bulldozing, as validate_terrain's hold and drag rows run it.
+LINK_SOIL = CASES[0].soil
+LINK_SPACING_M = 0.02
+LINK_BULLDOZING = BulldozingParams(enabled=True, erosion_angle_deg=25.0, flow_factor=1.0, erosion_iterations=2,
+                                   erosion_propagations=3)
+LINK_HOLD_S = 4.0
+# (side load / F_n tan φ, axis midway between node rows, bulldozing on) -> (moved at the end of the
+# 2 s ramp m, moved at the end of the hold m, creep speed over its last 1 s m/s); across the axis.
+LINK_HOLDS: dict[tuple[float, bool, bool], tuple[float, float, float]] = {
+    (0.05, False, True): (0.00196641, 0.00301028, 0.000265425),
+    (0.10, False, True): (0.00402921, 0.00610826, 0.000529662),
+    (0.20, False, True): (0.00850019, 0.0126736, 0.00104305),
+    (0.20, True, True): (0.0181948, 0.0233013, 0.00101885),
+    (0.20, True, False): (0.00893117, 0.0130944, 0.00104184),
+}
+# Dragged across its axis at 1 cm/s for 0.1 m: mean and largest horizontal / vertical force over
+# the last 40 % of the travel.
+LINK_DRAG_RATIO = (0.159059, 0.214399)
+
+
+def link_tables_apply(soil: SoilParams, spacing_m: float, bulldozing: BulldozingParams) -> bool:
+    """Whether the link tables were run with this soil, grid and bulldozing."""
+    return (soil == LINK_SOIL and math.isclose(spacing_m, LINK_SPACING_M)
+            and replace(bulldozing, enabled=True) == LINK_BULLDOZING)
 
 
 def case(name: str) -> ChronoWheelCase | None:

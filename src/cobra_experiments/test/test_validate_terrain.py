@@ -43,6 +43,10 @@ def test_the_table_has_a_row_for_every_check_of_the_issue(quick_run) -> None:
     assert 'side load 20 % across, axis midway, bulldozing off: rest displacement' in holds
     assert any('tilted 5° across' in c for c in holds) and any('tilted 5° along' in c for c in holds)
     assert sum(c.startswith('grid refinement') for c in holds) == 2
+    # the same hold tests and the drag on Chrono's own SCMTerrain (chrono_scm_reference)
+    assert sum(c.endswith("Chrono's own SCMTerrain, same test") for c in holds) == 5
+    drag = [row for row in _rows(report, 'static hold') if row['check'].startswith('dragged across the axis')]
+    assert [row['verdict'] for row in drag] == ['PASS'] and "Chrono's own SCMTerrain" in drag[0]['reference']
     for soil in ('loose_sand', 'lete_sand', 'clayey_soil'):
         checks = [row['check'] for row in _rows(report, f'single wheel on {soil}')]
         assert checks[:3] == ['at rest, pressed in by W', 'rolling at slip 0: Bekker static sinkage',

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Build chrono_scm_wheel (the single-wheel test on Chrono's own SCMTerrain) against a Project Chrono
+# Build chrono_scm_rigs (our terrain rigs on Chrono's own SCMTerrain) against a Project Chrono
 # source tree: Chrono's core library with its CMake, then this driver with SCMTerrain.cpp and the few
 # Chrono::Vehicle files it needs compiled in (no other vehicle module). Debian 12: apt install cmake
 # g++ libeigen3-dev. About 10 min on two cores.
-#   scripts/reference/build_chrono_scm_wheel.sh CHRONO_SOURCE_DIR [BUILD_DIR]
+#   scripts/reference/build_chrono_scm_rigs.sh CHRONO_SOURCE_DIR [BUILD_DIR]
 # Prints the path of the binary on its last line.
 set -euo pipefail
 if [ $# -lt 1 ] || [ ! -f "$1/src/chrono_vehicle/terrain/SCMTerrain.cpp" ]; then
@@ -24,7 +24,7 @@ printf '#ifndef CH_CONFIG_VEHICLE_H\n#define CH_CONFIG_VEHICLE_H\n#include "chro
     > "$build_dir/chrono_vehicle/ChConfigVehicle.h"
 vehicle="$source_dir/src/chrono_vehicle"
 c++ -O2 -std=gnu++17 -fopenmp -DNDEBUG -I"$build_dir" -I"$source_dir/src" -I"$source_dir/src/chrono/collision/bullet" \
-    -isystem /usr/include/eigen3 -o "$build_dir/chrono_scm_wheel" "$here/chrono_scm_wheel.cpp" \
+    -isystem /usr/include/eigen3 -o "$build_dir/chrono_scm_rigs" "$here/chrono_scm_rigs.cpp" \
     "$vehicle/terrain/SCMTerrain.cpp" "$vehicle/ChWorldFrame.cpp" "$vehicle/ChVehicleDataPath.cpp" \
     "$vehicle/ChTerrain.cpp" "$source_dir/src/chrono_thirdparty/stb/stb_image.cpp" -L"$build_dir/lib" -lChrono_core -Wl,-rpath,"$build_dir/lib"
-echo "$build_dir/chrono_scm_wheel"
+echo "$build_dir/chrono_scm_rigs"
