@@ -16,15 +16,15 @@ from cobra_driver.driver_config import ConfigError, check_parameters
 from cobra_driver.driver_core import JointSample
 
 RAD_PER_TICK = 2 * math.pi / 4096
-WINDOW_NS = 300_000_000  # speed over read-stamp windows of at least 300 ms (ticks are 1.5 mrad)
+WINDOW_NS = 500_000_000  # speed over read-stamp windows of at least 500 ms (ticks are 1.5 mrad)
 SPEED_TOLERANCE = 1.25
 """Goals advance once per 10 ms test cycle, so over a window they may cover one cycle more of
 motion. On a loaded machine the driver loop and the emulator, threads of this test process,
 wait for the GIL while a preempted ordinary thread holds it: a read is stamped late or the
-emulated servo catches up with goals that waited in the pty, by up to ~50 ms (a loaded CI run
-measured 1.51 rad/s for the 1.0 rad/s bound over 100 ms windows). Over 300 ms that is within
-the tolerance; unbounded, the servos close the 0.8-0.9 rad gaps in ~0.2 s, 2.7-3x the bound
-over any such window."""
+emulated servo catches up with goals that waited in the pty (loaded CI runs measured 1.51 rad/s
+for the 1.0 rad/s bound over 100 ms windows, ~50 ms of catch-up, and 1.29 rad/s over 300 ms
+windows, ~90 ms). Over 500 ms, up to 125 ms is within the tolerance; unbounded, the servos close
+the 0.8-0.9 rad gaps in ~0.2 s, 1.6-1.8x the bound over any such window."""
 
 
 def peak_speed_rad_s(samples: list[JointSample], name: str) -> float:
