@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from cobra_experiments.wong_reece_reference import Agreement, WheelResults, compare
 from cobra_soil import SoilParams
 from cobra_soil.params import BulldozingParams
 
@@ -35,21 +36,7 @@ class ChronoWheelCase:
     width_m: float
     speed_m_s: float
     spacing_m: float
-    # slip -> (sinkage m, drawbar pull N, driving torque N m)
-    results: dict[float, tuple[float, float, float]]
-
-
-@dataclass(frozen=True)
-class PortAgreement:
-    """Worst differences of our runs from Chrono's over the case's slips."""
-
-    sinkage: float       # relative
-    drawbar_pull: float  # of the largest |pull| in the table
-    torque: float        # of the largest |torque| in the table
-
-    @property
-    def worst(self) -> float:
-        return max(self.sinkage, self.drawbar_pull, self.torque)
+    results: WheelResults
 
 
 # The wheel at slip -0.2..0.7 (`validate_terrain --quick`'s wheel runs: v 0.1 m/s, Δ 5 mm, bulldozing off).
@@ -130,18 +117,6 @@ def case(name: str) -> ChronoWheelCase | None:
     return next((c for c in CASES if c.name == name), None)
 
 
-def agreement(wheel: ChronoWheelCase, ours: Sequence[tuple[float, float, float, float]]) -> PortAgreement:
+def agreement(wheel: ChronoWheelCase, ours: Sequence[tuple[float, float, float, float]]) -> Agreement:
     """`ours`: (slip, sinkage m, drawbar pull N, torque N m) for every slip of the table."""
-    by_slip = {round(slip, 6): values for slip, *values in ours}
-    missing = [slip for slip in wheel.results if round(slip, 6) not in by_slip]
-    if missing:
-        raise ValueError(f'no run of ours at slip {missing} to compare with {SOURCE}')
-    pull_scale = max(abs(pull) for _, pull, _ in wheel.results.values())
-    torque_scale = max(abs(torque) for _, _, torque in wheel.results.values())
-    sinkage = pull = torque = 0.0
-    for slip, (chrono_sinkage, chrono_pull, chrono_torque) in wheel.results.items():
-        our_sinkage, our_pull, our_torque = by_slip[round(slip, 6)]
-        sinkage = max(sinkage, abs(our_sinkage / chrono_sinkage - 1.0))
-        pull = max(pull, abs(our_pull - chrono_pull) / pull_scale)
-        torque = max(torque, abs(our_torque - chrono_torque) / torque_scale)
-    return PortAgreement(sinkage, pull, torque)
+    return compare(wheel.results, {slip: tuple(values) for slip, *values in ours})

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from cobra_experiments.terramechanics import BekkerSoil, wong_reece_at_load
 
 SOURCE = 'melanz/wheel-soil WheelSoil.m (f1118b2) in GNU Octave 7.3'
+WheelResults = dict[float, tuple[float, float, float]]  # slip -> (sinkage m, drawbar pull N, driving torque N m)
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,7 @@ class WheelCase:
     width_m: float
     c1: float
     c2: float
-    # slip -> (sinkage m, drawbar pull N, driving torque N m)
-    results: dict[float, tuple[float, float, float]]
+    results: WheelResults
 
 
 CASES: tuple[WheelCase, ...] = (
@@ -63,15 +63,31 @@ CASES: tuple[WheelCase, ...] = (
 
 @dataclass(frozen=True)
 class Agreement:
-    """Worst differences of ours from the table over a case's slips."""
+    """Worst differences of ours from a reference table over its slips."""
 
-    sinkage: float  # relative
-    drawbar_pull: float  # of the largest |pull| in the table
-    torque: float  # of the largest torque in the table
+    sinkage: float       # relative
+    drawbar_pull: float  # of the largest |pull| in the reference
+    torque: float        # of the largest |torque| in the reference
 
     @property
     def worst(self) -> float:
         return max(self.sinkage, self.drawbar_pull, self.torque)
+
+
+def compare(reference: WheelResults, ours: WheelResults) -> Agreement:
+    """Ours against a reference table, slip by slip (ours must have every slip of the reference)."""
+    missing = [slip for slip in reference if slip not in ours]
+    if missing:
+        raise ValueError(f'no result of ours at slip {missing} to compare with')
+    pull_scale = max(abs(pull) for _, pull, _ in reference.values())
+    torque_scale = max(abs(torque) for _, _, torque in reference.values())
+    sinkage = pull = torque = 0.0
+    for slip, (their_sinkage, their_pull, their_torque) in reference.items():
+        our_sinkage, our_pull, our_torque = ours[slip]
+        sinkage = max(sinkage, abs(our_sinkage / their_sinkage - 1.0))
+        pull = max(pull, abs(our_pull - their_pull) / pull_scale)
+        torque = max(torque, abs(our_torque - their_torque) / torque_scale)
+    return Agreement(sinkage, pull, torque)
 
 
 def case(name: str) -> WheelCase | None:
@@ -79,13 +95,7 @@ def case(name: str) -> WheelCase | None:
 
 
 def agreement(wheel: WheelCase) -> Agreement:
-    """Ours (terramechanics.wong_reece_at_load) against the table, slip by slip."""
-    pull_scale = max(abs(pull) for _, pull, _ in wheel.results.values())
-    torque_scale = max(abs(torque) for _, _, torque in wheel.results.values())
-    sinkage = pull = torque = 0.0
-    for slip, (their_sinkage, their_pull, their_torque) in wheel.results.items():
-        ours = wong_reece_at_load(wheel.soil, wheel.load_n, slip, wheel.radius_m, wheel.width_m, wheel.c1, wheel.c2)
-        sinkage = max(sinkage, abs(ours.sinkage_m / their_sinkage - 1.0))
-        pull = max(pull, abs(ours.drawbar_pull_n - their_pull) / pull_scale)
-        torque = max(torque, abs(ours.torque_nm - their_torque) / torque_scale)
-    return Agreement(sinkage, pull, torque)
+    """Ours (terramechanics.wong_reece_at_load) against the table."""
+    ours = {slip: wong_reece_at_load(wheel.soil, wheel.load_n, slip, wheel.radius_m, wheel.width_m, wheel.c1,
+                                     wheel.c2) for slip in wheel.results}
+    return compare(wheel.results, {slip: (f.sinkage_m, f.drawbar_pull_n, f.torque_nm) for slip, f in ours.items()})

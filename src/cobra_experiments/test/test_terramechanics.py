@@ -117,7 +117,7 @@ def test_ground_column_wheel_is_what_chronos_own_scm_computes(case: chrono_scm_r
 def test_chrono_comparison_refuses_a_slip_we_did_not_run() -> None:
     case = chrono_scm_reference.CASES[0]
     ours = [(slip, *values) for slip, values in case.results.items()][1:]
-    with pytest.raises(ValueError, match=r'no run of ours at slip \[-0.2\]'):
+    with pytest.raises(ValueError, match=r'no result of ours at slip \[-0.2\]'):
         chrono_scm_reference.agreement(case, ours)
 
 
