@@ -186,6 +186,11 @@ def test_sidewind_curl_latch_tumble_release_ready(launch, slope_deg: float) -> N
     probe.wait_until(lambda: probe.state == 'ready', 'ready')
     probe.wait_until(lambda: probe.latch[-1] is False, 'latch/state false')
     probe.wait_for_joint_states_since(probe.state)
+    # The gait says ready the tick its measured joints come within the tolerance; on the 24° slope the
+    # loose snake can then sag a few mrad past it (0.157 rad seen in CI): straight within 2 s of sim time
+    settle_until_s = probe.sim_time_s + 2.0
+    probe.wait_until(lambda: probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD or probe.sim_time_s >= settle_until_s,
+                     'straight, or 2 s of sim time after ready')
     assert probe.largest_angle_rad() < STRAIGHT_TOLERANCE_RAD
     assert probe.transitions() == ['ramp_down', 'curling', 'latching', 'tumbling', 'releasing', 'uncurling', 'ready']
 
