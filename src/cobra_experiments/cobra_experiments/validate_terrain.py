@@ -506,7 +506,7 @@ def wheel_checks(name: str, params: ScmParams, plan: Plan, out: Results) -> None
 
     columns = _ground_column_rows(group, '', closed, params.soil, setup, runs, out)
     columns_normal = _ground_column_rows(group, SURFACE_NORMAL_SUFFIX, closed, params.soil, setup, runs_normal, out)
-    _chrono_rows(group, name, params, setup, runs, out)
+    _chrono_rows(group, name, params, setup, runs, columns, out)
     ladder = _assumption_ladder(group, closed, params.soil, setup, mean_patch_b, LADDER_SLIP, out)
 
     out.data[f'wheel_{name}'] = {
@@ -603,10 +603,12 @@ def _ground_column_rows(group: str, suffix: str, closed: tm.BekkerSoil, soil: So
     return columns
 
 
-def _chrono_rows(group: str, name: str, params: ScmParams, setup: WheelSetup, runs: list, out: Results) -> None:
+def _chrono_rows(group: str, name: str, params: ScmParams, setup: WheelSetup, runs: list,
+                 columns: list[tm.WheelForces], out: Results) -> None:
     """The same wheel test on Chrono's own SCMTerrain (chrono_scm_reference): Chrono against the closed
     form of SCM's model with Chrono's patch b, then our runs against Chrono. Our runs are reused where
-    they are the table's (soil, wheel, slips), else run again at the table's set-up."""
+    they are the table's (soil, wheel, slips), else run again at the table's set-up; `columns` is the
+    closed form at each of `runs`' own patch b (_ground_column_rows), reused with them."""
     chrono = chrono_scm_reference.case(name)
     if chrono is None:
         return
@@ -619,11 +621,9 @@ def _chrono_rows(group: str, name: str, params: ScmParams, setup: WheelSetup, ru
                                               chrono.speed_m_s, soil.damping_r_pa_s_m, soil.elastic_k_pa_m,
                                               bekker_b_m=b_m)
 
-    def values(items) -> list[tuple[float, float, float, float]]:
-        return [(slip, f.sinkage_m, f.drawbar_pull_n, f.torque_nm) for slip, f in items]
-
     at_chrono_b = [column(slip, chrono_scm_reference.CHRONO_PATCH_B_M) for slip in slips]
-    model = chrono_scm_reference.agreement(chrono, values(zip(slips, at_chrono_b)))
+    model = chrono_scm_reference.agreement(chrono, [(slip, f.sinkage_m, f.drawbar_pull_n, f.torque_nm)
+                                                    for slip, f in zip(slips, at_chrono_b)])
     b_text = f'b = Chrono\'s patch 2A/L {chrono_scm_reference.CHRONO_PATCH_B_M * 1e3:.1f} mm'
     out.rows.append(Check(
         group, f'Chrono\'s own SCMTerrain, slip {slips[0]:g}..{slips[-1]:g}, against SCM\'s model',
@@ -636,17 +636,17 @@ def _chrono_rows(group: str, name: str, params: ScmParams, setup: WheelSetup, ru
 
     table_setup = replace(setup, radius_m=chrono.radius_m, width_m=chrono.width_m, load_n=chrono.load_n,
                           speed_m_s=chrono.speed_m_s, spacing_m=chrono.spacing_m)
-    by_slip = {round(run.slip, 6): run for run in runs}
+    by_slip = {round(run.slip, 6): (run, f) for run, f in zip(runs, columns)}
     if (table_setup == setup and params.soil == soil and params.numerics.pressure_direction == 'vertical'
             and all(round(slip, 6) in by_slip for slip in slips)):
-        ours = [by_slip[round(slip, 6)] for slip in slips]
+        ours, at_our_b = zip(*(by_slip[round(slip, 6)] for slip in slips))
     else:
         scm = wheel_params(soil, replace(params.numerics, pressure_direction='vertical'), table_setup)
         ours = [run_wheel(scm, table_setup, slip) for slip in slips]
+        at_our_b = [column(run.slip, run.patch_b_m) for run in ours]
     port = chrono_scm_reference.agreement(chrono, [(run.slip, run.sinkage_m, run.drawbar_pull_n, run.torque_nm)
                                                    for run in ours])
     # What the patch rule alone moves: the closed form at our b against at Chrono's b, run by run
-    at_our_b = [column(run.slip, run.patch_b_m) for run in ours]
     shifted = [(run.slip, run.sinkage_m * c.sinkage_m / o.sinkage_m,
                 run.drawbar_pull_n - o.drawbar_pull_n + c.drawbar_pull_n, run.torque_nm - o.torque_nm + c.torque_nm)
                for run, o, c in zip(ours, at_our_b, at_chrono_b)]
