@@ -160,3 +160,16 @@ def test_pressure_along_the_surface_normal_turns_compaction_into_drawbar_resista
             assert normal < vertical - 0.05 * wheel['load_n']   # measured 0.09-0.16 W lower
         for vertical, normal in zip(wheel['scm_torque_nm'], wheel['scm_surface_normal_torque_nm']):
             assert normal < vertical
+
+
+def test_the_full_run_also_compares_the_link_with_chrono() -> None:
+    """Chrono's link tables (the end of the 2 s ramp, the creep rate, the steady drag) do not depend on how
+    long the load is then held: the full run (6 s holds) has the same Chrono rows as --quick (4 s)."""
+    plan = validate_terrain.Plan.make(quick=False)
+    assert plan.hold_s != validate_terrain.chrono_scm_reference.LINK_HOLD_S
+    results = validate_terrain.Results()
+    validate_terrain.hold_checks(validate_terrain.load_soils('loose_sand'), plan, results)
+    chrono = [row for row in results.rows if "Chrono's own SCMTerrain" in f'{row.check} {row.reference}']
+    assert len(chrono) == 5 + 1
+    drag = [row for row in chrono if row.check.startswith('dragged across the axis')]
+    assert [row.verdict for row in drag] == ['PASS']
