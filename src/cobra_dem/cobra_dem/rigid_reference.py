@@ -13,6 +13,7 @@ Coulomb cone with a stiff, critically damped soft contact.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import mujoco
 import numpy as np
@@ -65,35 +66,47 @@ def body_model_xml(scenario: Scenario, friction: float) -> str:
 </mujoco>"""
 
 
-def rigid_body_trace(scenario: Scenario, duration_s: float, sample_interval_s: float,
-                      friction: float = 0.5) -> dict[str, np.ndarray]:
-    """time_s, position_m [n, 3], velocity_m_s [n, 3], angular_velocity_rad_s [n, 3] and
-    contact_force_n [n, 3] (bed frame, z normal) of the body on the rigid slope, settled at rest
-    on the plane first (0.2 s with the level-bed gravity, as the DEM body settles on its bed)."""
-    model = mujoco.MjModel.from_xml_string(body_model_xml(scenario, friction))
-    body_id = model.body('body').id
-    start_height_m = float(model.body('body').pos[2])
-    data = mujoco.MjData(model)
+def planar_trace(model: mujoco.MjModel, data: mujoco.MjData, duration_s: float, sample_interval_s: float,
+                 advance: Callable[[int], np.ndarray], spin_speed_rad_s: float = 0.0) -> dict[str, np.ndarray]:
+    """Run the planar body of `body_model_xml` as the DEM body runs: settled at rest 0.2 s under the
+    level-bed gravity, x reset, the slope's gravity applied, then sampled every sample_interval_s.
+    advance(n) takes n time steps (n = 0: none) and returns the ground's force on the body then."""
     slope_gravity = model.opt.gravity.copy()
     model.opt.gravity[:] = [0.0, 0.0, -GRAVITY_M_S2]
-    spin_speed = scenario.body.angular_speed_rad_s if scenario.body.motion == 'prescribed' else 0.0
-    for _ in range(round(0.2 / RIGID_TIME_STEP_S)):
-        mujoco.mj_step(model, data)
+    advance(round(0.2 / RIGID_TIME_STEP_S))
     data.qvel[:] = 0.0
     data.qpos[0] = 0.0
     model.opt.gravity[:] = slope_gravity
     if model.nu:
-        data.ctrl[0] = spin_speed
-        data.qvel[2] = spin_speed
+        data.ctrl[0] = spin_speed_rad_s
+        data.qvel[2] = spin_speed_rad_s
+    start_height_m = float(model.body('body').pos[2])
     sample_steps = max(1, round(sample_interval_s / RIGID_TIME_STEP_S))
     samples = math.ceil(duration_s / (sample_steps * RIGID_TIME_STEP_S) - 1e-6) + 1   # 0.3 / 0.01 is 30, not 31
     out: dict[str, list] = {name: [] for name in ('time_s', 'position_m', 'velocity_m_s', 'angular_velocity_rad_s',
                                                   'contact_force_n')}
-    wrench = np.zeros(6)
     for k in range(samples):
-        if k > 0:
-            for _ in range(sample_steps):
-                mujoco.mj_step(model, data)
+        force = advance(sample_steps if k > 0 else 0)
+        out['time_s'].append(k * sample_steps * RIGID_TIME_STEP_S)
+        out['position_m'].append([data.qpos[0], 0.0, data.qpos[1] + start_height_m])
+        out['velocity_m_s'].append([data.qvel[0], 0.0, data.qvel[1]])
+        out['angular_velocity_rad_s'].append([0.0, data.qvel[2], 0.0])
+        out['contact_force_n'].append(force)
+    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
+
+
+def rigid_body_trace(scenario: Scenario, duration_s: float, sample_interval_s: float,
+                     friction: float = 0.5) -> dict[str, np.ndarray]:
+    """time_s, position_m [n, 3], velocity_m_s [n, 3], angular_velocity_rad_s [n, 3] and
+    contact_force_n [n, 3] (bed frame, z normal) of the body on the rigid slope (planar_trace)."""
+    model = mujoco.MjModel.from_xml_string(body_model_xml(scenario, friction))
+    body_id = model.body('body').id
+    data = mujoco.MjData(model)
+    wrench = np.zeros(6)
+
+    def advance(steps: int) -> np.ndarray:
+        for _ in range(steps):
+            mujoco.mj_step(model, data)
         force = np.zeros(3)
         for i in range(data.ncon):
             mujoco.mj_contactForce(model, data, i, wrench)
@@ -101,9 +114,7 @@ def rigid_body_trace(scenario: Scenario, duration_s: float, sample_interval_s: f
             world = frame.T @ wrench[:3]
             # contact normal points from geom1 to geom2: make it the force on the wheel
             force += world if model.geom_bodyid[data.contact[i].geom2] == body_id else -world
-        out['time_s'].append(k * sample_steps * RIGID_TIME_STEP_S)
-        out['position_m'].append([data.qpos[0], 0.0, data.qpos[1] + start_height_m])
-        out['velocity_m_s'].append([data.qvel[0], 0.0, data.qvel[1]])
-        out['angular_velocity_rad_s'].append([0.0, data.qvel[2], 0.0])
-        out['contact_force_n'].append(force)
-    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
+        return force
+
+    spin_speed = scenario.body.angular_speed_rad_s if scenario.body.motion == 'prescribed' else 0.0
+    return planar_trace(model, data, duration_s, sample_interval_s, advance, spin_speed)

@@ -89,7 +89,7 @@ def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_
     rim_points: see wheel_geometry."""
     import mujoco
 
-    from cobra_dem.rigid_reference import RIGID_TIME_STEP_S, body_model_xml
+    from cobra_dem.rigid_reference import RIGID_TIME_STEP_S, body_model_xml, planar_trace
     from cobra_soil.compliant import CompliantGround
     from cobra_soil.params import load_compliant_params
     from cobra_soil.shapes import BodyGeometry  # noqa: F401 (the annotation of wheel_geometry)
@@ -105,8 +105,6 @@ def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_
     params = load_compliant_params(params_path)
     geometry, point_area_m2 = wheel_geometry(scenario, rim_points)
     ground = CompliantGround(params, [geometry], point_area_m2=point_area_m2)
-    slope_gravity = model.opt.gravity.copy()
-    model.opt.gravity[:] = [0.0, 0.0, -GRAVITY_M_S2]
 
     def apply_ground() -> np.ndarray:
         mujoco.mj_kinematics(model, data)
@@ -119,29 +117,15 @@ def compliant_body_trace(scenario: Scenario, duration_s: float, sample_interval_
         data.xfrc_applied[body_id, 3:] = torque[0]
         return force[0].copy()
 
-    for _ in range(round(0.2 / RIGID_TIME_STEP_S)):
-        apply_ground()
-        mujoco.mj_step(model, data)
-    data.qvel[:] = 0.0
-    data.qpos[0] = 0.0
-    model.opt.gravity[:] = slope_gravity
-    sample_steps = max(1, round(sample_interval_s / RIGID_TIME_STEP_S))
-    samples = math.ceil(duration_s / (sample_steps * RIGID_TIME_STEP_S) - 1e-6) + 1
-    start_height_m = float(model.body('body').pos[2])
-    out: dict[str, list] = {name: [] for name in ('time_s', 'position_m', 'velocity_m_s', 'angular_velocity_rad_s',
-                                                  'contact_force_n')}
-    force = apply_ground()
-    for k in range(samples):
-        if k > 0:
-            for _ in range(sample_steps):
-                force = apply_ground()
-                mujoco.mj_step(model, data)
-        out['time_s'].append(k * sample_steps * RIGID_TIME_STEP_S)
-        out['position_m'].append([data.qpos[0], 0.0, data.qpos[1] + start_height_m])
-        out['velocity_m_s'].append([data.qvel[0], 0.0, data.qvel[1]])
-        out['angular_velocity_rad_s'].append([0.0, data.qvel[2], 0.0])
-        out['contact_force_n'].append(force)
-    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
+    def advance(steps: int) -> np.ndarray:
+        if steps == 0:
+            return apply_ground()
+        for _ in range(steps):
+            force = apply_ground()
+            mujoco.mj_step(model, data)
+        return force
+
+    return planar_trace(model, data, duration_s, sample_interval_s, advance)
 
 
 def foundation_prediction(scenario: Scenario, duration_s: float, compliant_file: Path | None = None
