@@ -15,8 +15,10 @@ from cobra_driver import control_table as ct
 @pytest.fixture(autouse=True)
 def patient_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
     """The SDK waits 2 x 16 ms + 2 ms for a reply; on a shared, loaded CI core the emulator thread
-    can be descheduled longer than that. Only the wait changes, every SDK call stays as is."""
-    monkeypatch.setattr(dynamixel_sdk.port_handler, 'LATENCY_TIMER', 100)
+    can be descheduled longer than that (it shares the GIL with the test's SDK calls: a reboot's reply
+    missed the 202 ms of LATENCY_TIMER 100 once beside two busy loops). Only the wait changes, every
+    SDK call stays as is; the three pings that must time out take 0.5 s each."""
+    monkeypatch.setattr(dynamixel_sdk.port_handler, 'LATENCY_TIMER', 250)
 
 
 def open_port(bus) -> tuple[sdk.PortHandler, sdk.PacketHandler]:
