@@ -1176,6 +1176,10 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(results.rows))
     failed = [r for r in results.rows if r.verdict == 'FAIL']
     passed = sum(r.verdict == 'PASS' for r in results.rows)
+    if failed:   # the table is wide: the failing rows again, one line each, as pytest's short summary
+        print('\nfailed:')
+        for row in failed:
+            print(f'  {row.group.split(":")[0]}: {row.check}: {row.error}')
     print(f'\n{passed} passed, {len(failed)} failed, {sum(r.verdict == "INFO" for r in results.rows)} info; '
           f'{time.perf_counter() - started:.0f} s')
     out.mkdir(parents=True, exist_ok=True)

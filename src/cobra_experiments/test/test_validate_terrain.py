@@ -82,6 +82,8 @@ def test_exit_code_and_summary_follow_the_verdicts(quick_run) -> None:
     assert code == (1 if failed else 0)
     passed = sum(row['verdict'] == 'PASS' for row in report['rows'])
     assert f'{passed} passed, {len(failed)} failed' in table
+    summary = table.split('\nfailed:\n')[1].split('\n\n')[0].splitlines() if failed else []
+    assert summary == [f"  {row['group'].split(':')[0]}: {row['check']}: {row['error']}" for row in failed]
     for name in FIGURES:
         assert (out / name).stat().st_size > 10_000, name
 
