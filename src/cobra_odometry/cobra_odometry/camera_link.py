@@ -6,8 +6,8 @@ started by `watchdog` when cobra_odometry.camera_reconnect says so (a reopen is 
 camera went silent for frame_timeout_s). Frames arrive on librealsense's threads: IMU samples are
 united (gyro + interpolated accel), mapped from the device clock to the node's clock and gated to
 be monotonic, then handed to `on_imu` / `on_image` as plain records; the node converts them to
-messages. `stop` closes the camera for shutdown; an open still under way closes its device when
-it returns.
+messages. `stop` closes the camera for shutdown and waits (boundedly) for the worker; an open still
+under way closes its device when it returns.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from cobra_odometry.realsense_source import (DeviceNotFoundError, ImageFrame, Mo
                                              StreamConfig, StreamSelectionError, is_recording)
 
 OK, WARN, ERROR = 'ok', 'warn', 'error'  # camera status levels (the node maps them to diagnostics)
+STOP_WAIT_S = 0.5  # longest wait in stop() for the worker's open or close (the node stops within 1 s)
 
 
 @dataclass(frozen=True)
@@ -138,12 +139,17 @@ class CameraLink:
                 self.failed(str(error))
 
     def stop(self) -> None:
-        """Close the camera for shutdown; an open still under way closes its device when it returns."""
+        """Close the camera for shutdown; an open still under way closes its device when it returns.
+        Waits up to STOP_WAIT_S for an open or close on the worker thread: a process that exits while
+        that thread is inside librealsense tears the library down under it (C++ aborts at exit)."""
         with self._source_lock:
             self._stopping = True
             source, self.source = self.source, None
         if source is not None:
             source.close()
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(STOP_WAIT_S)
 
     def _on_motion(self, frame: MotionFrame) -> None:
         received_s = self._now_s()

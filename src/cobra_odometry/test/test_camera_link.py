@@ -1,5 +1,6 @@
 """camera_link: the RealSense connection without rclpy or a device (a fake source): records from
-frames, a lost camera closed and reported, an open that returns after stop closes its device."""
+frames, a lost camera closed and reported, an open that returns after stop closes its device, stop
+waits for the worker thread."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from cobra_odometry import camera_link
 from cobra_odometry.camera_link import ERROR, OK, WARN, CameraLink, ImageRecord, ImuRecord
 from cobra_odometry.camera_reconnect import CameraState, ReconnectPolicy
 from cobra_odometry.realsense_source import StreamConfig
@@ -102,3 +104,23 @@ def test_an_open_that_returns_after_stop_closes_its_device():
     gate.set()
     opener.join(30.0)
     assert out['sources'][0].closed and camera.source is None and out['log'] == []
+
+
+def test_stop_waits_for_an_open_on_the_worker_thread(monkeypatch):
+    """A reopen in flight on the worker at SIGTERM: stop returns only once it is out of the device's
+    open (which then closes the device itself), not while the thread is still inside librealsense."""
+    monkeypatch.setattr(camera_link, 'STOP_WAIT_S', 30.0)   # the node's 0.5 s bound, made long to judge by
+    gate = threading.Event()
+    camera, out = link(gate=gate)
+    camera.failed('not there yet')
+    camera.watchdog(camera.reconnect.next_attempt_s)   # the reopen is due: the worker opens
+    while not out['sources']:
+        time.sleep(0.001)
+    stopper = threading.Thread(target=camera.stop)
+    stopper.start()
+    stopper.join(0.5)
+    assert stopper.is_alive()   # still waiting: the worker is inside open()
+    gate.set()
+    stopper.join(30.0)
+    assert not stopper.is_alive() and not camera._worker.is_alive()
+    assert out['sources'][0].closed and camera.source is None
