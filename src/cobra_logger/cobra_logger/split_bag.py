@@ -4,7 +4,8 @@ rosbags' Writer produces a usable MCAP file only when close() runs (the summary 
 are written last), and its MCAP storage keeps messages in an in-memory chunk until the chunk
 exceeds 1 MiB. So every split is written by its own Writer into a staging directory inside the
 bag (`<bag>/.recording/<bag>_<i>/`); when the split is due (duration or size) it is closed,
-fsync'ed, renamed to `<bag>/<bag>_<i>.mcap` and metadata.yaml is rewritten atomically. After a
+summarised, fsync'ed, renamed to `<bag>/<bag>_<i>.mcap` and metadata.yaml is rewritten atomically
+(a kill between the last two leaves the newest split unlisted: recover_bag lists it). After a
 SIGKILL or power loss only the staged, unfinished split is at risk; `recover_bag` salvages its
 complete chunks. The run's custom_data goes into every metadata.yaml; until the first one exists
 it waits in `<bag>/.recording/custom_data.yaml`, so a bag killed in its first split keeps it too.
@@ -16,6 +17,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rosbags.interfaces import Connection, Qos
@@ -94,11 +96,14 @@ class McapSplit:
         self.size_bytes += len(data) + MCAP_MESSAGE_OVERHEAD_BYTES
         self.message_count += 1
 
-    def finish(self, bag_dir: Path) -> Path:
-        """Close the MCAP file (summary + footer) and move it into the bag; returns its path."""
+    def finish(self, bag_dir: Path) -> McapFileSummary:
+        """Close the MCAP file (summary + footer) and move it into the bag; returns its summary.
+        The file is read for the summary before it moves, so that metadata.yaml can list it right
+        after: a kill between the two leaves the split in the bag unlisted (recover_bag lists it)."""
         self._writer.close()
         self.staged_file.parent.joinpath('metadata.yaml').unlink(missing_ok=True)
-        return move_into_bag(self.staged_file, bag_dir)
+        summary = summarize_mcap(self.staged_file)
+        return replace(summary, path=move_into_bag(self.staged_file, bag_dir))
 
 
 class SplitBagWriter:
@@ -204,8 +209,7 @@ class SplitBagWriter:
     def _close_split(self) -> None:
         assert self._split is not None
         split, self._split = self._split, None
-        final_path = split.finish(self.bag_dir)
-        self.closed_files.append(summarize_mcap(final_path))
+        self.closed_files.append(split.finish(self.bag_dir))
         write_metadata(self.bag_dir, self.closed_files, self.custom_data)
         staging_root = self.bag_dir / STAGING_DIR_NAME
         (staging_root / CUSTOM_DATA_FILE_NAME).unlink(missing_ok=True)  # metadata.yaml holds it now

@@ -187,3 +187,27 @@ def test_unknown_message_type_fails_for_that_topic_only(tmp_path, make_joint_sta
         writer.write('/contact/forces', 1, b'')
     writer.close()
     assert list(rosbags_messages(tmp_path / 'run')) == ['/joint_states']
+
+
+def test_a_closed_split_is_read_for_its_summary_before_it_enters_the_bag(tmp_path, make_joint_state, monkeypatch):
+    """Between a split's rename into the bag and the metadata.yaml that lists it, nothing is read: the
+    summary comes from the staged file (a kill in that moment once found a closed split unlisted)."""
+    from cobra_logger import split_bag
+    read_from: list[Path] = []
+    summarize = split_bag.summarize_mcap
+
+    def recording_summarize(path: Path):
+        read_from.append(path)
+        return summarize(path)
+    monkeypatch.setattr(split_bag, 'summarize_mcap', recording_summarize)
+    clock = FakeClock()
+    bag_dir = tmp_path / 'run'
+    writer = SplitBagWriter(bag_dir, split_duration_s=1.0, monotonic=clock)
+    writer.add_topic('/joint_states', JOINT_STATE, [RELIABLE_QOS])
+    for seq in range(80):
+        writer.write('/joint_states', 1_000_000_000 + seq * 10_000_000, make_joint_state(seq))
+        clock.now_s += 1 / 64
+    writer.close()
+    assert [path.parent.parent.name for path in read_from] == [STAGING_DIR_NAME, STAGING_DIR_NAME]
+    assert [info.path for info in writer.closed_files] == [bag_dir / 'run_0.mcap', bag_dir / 'run_1.mcap']
+    assert load_metadata(bag_dir)['relative_file_paths'] == ['run_0.mcap', 'run_1.mcap']
