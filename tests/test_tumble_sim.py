@@ -32,6 +32,7 @@ from std_srvs.srv import Trigger
 from cobra_description.robot_model import load_robot_model
 from cobra_interfaces.msg import ContactWrenches
 from cobra_common.node_process import start_node as start, stop_node as stop
+from cobra_common.ros_entry import stamp_seconds
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 URDF = REPO_ROOT / 'urdf' / 'cobra.urdf'
@@ -60,7 +61,6 @@ class TumbleProbe:
         self.node = node
         self.states: list[str] = []
         self.latch: list[bool] = []
-        self.joint_states: JointState | None = None
         self.diagnostics: list[DiagnosticStatus] = []
         self.diagnostics_stamps_s: list[float] = []   # the gait's stamp of each status in diagnostics
         # ground_truth/odom: (stamp s, the head along world x, downhill on a slope), every message
@@ -68,6 +68,7 @@ class TumbleProbe:
         self.gait_output: str | None = None   # the gait's log, once stopped (transitions())
         # (stamp s, largest |angle| rad, its joint) of every joint_states received, in order
         self.angle_history: deque[tuple[float, float, str]] = deque(maxlen=4000)
+        self._gait_joint_indices: list[int] | None = None   # in joint_states' name order (fixed per run)
         self.progress_pub = node.create_publisher(Clock, 'logger/progress', PROGRESS)
         node.create_subscription(String, 'tumble/state', lambda m: self.states.append(m.data), LATCHED)
         node.create_subscription(Bool, 'latch/state', lambda m: self.latch.append(m.data), LATCHED)
@@ -92,8 +93,7 @@ class TumbleProbe:
                           *gait_args)
 
     def _on_ground_truth(self, message: Odometry) -> None:
-        stamp = message.header.stamp
-        self.head_x_history.append((stamp.sec + stamp.nanosec * 1e-9, message.pose.pose.position.x))
+        self.head_x_history.append((stamp_seconds(message.header.stamp), message.pose.pose.position.x))
 
     def head_x_at(self, time_s: float) -> float:
         """The head's x in the first ground_truth/odom stamped at or after `time_s`, waiting for it."""
@@ -102,10 +102,10 @@ class TumbleProbe:
         return next(x for stamp_s, x in self.head_x_history if stamp_s >= time_s)
 
     def _on_joint_states(self, message: JointState) -> None:
-        self.joint_states = message
-        index = {name: i for i, name in enumerate(message.name)}
-        angle, joint = max((abs(message.position[index[name]]), name) for name in GAIT_JOINTS)
-        self.angle_history.append((self.sim_time_s, angle, joint))
+        if self._gait_joint_indices is None:
+            self._gait_joint_indices = [list(message.name).index(name) for name in GAIT_JOINTS]
+        angle, joint = max((abs(message.position[i]), message.name[i]) for i in self._gait_joint_indices)
+        self.angle_history.append((stamp_seconds(message.header.stamp), angle, joint))
         self.progress_pub.publish(Clock(clock=message.header.stamp))
 
     def angle_trace(self, from_s: float, every_s: float = 0.1) -> str:
@@ -120,7 +120,7 @@ class TumbleProbe:
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
         tumble = [s for s in message.status if s.name == 'gait_node: tumble']
         self.diagnostics.extend(tumble)
-        stamp_s = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        stamp_s = stamp_seconds(message.header.stamp)
         self.diagnostics_stamps_s.extend(stamp_s for _ in tumble)
 
     def first_diagnostics_stamp_s(self, status: str) -> float:
@@ -132,8 +132,8 @@ class TumbleProbe:
 
     @property
     def sim_time_s(self) -> float:
-        stamp = self.joint_states.header.stamp if self.joint_states else None
-        return stamp.sec + stamp.nanosec * 1e-9 if stamp else 0.0
+        """The stamp of the newest joint_states (0 before the first)."""
+        return self.angle_history[-1][0] if self.angle_history else 0.0
 
     def largest_angle_rad(self) -> float:
         """Largest |angle| of the gait joints in the newest joint_states (inf before the first)."""
@@ -156,7 +156,7 @@ class TumbleProbe:
 
     def wait_sim_time(self, seconds: float) -> None:
         """Let `seconds` of sim time pass, judged by joint_states stamps."""
-        self.wait_until(lambda: self.joint_states is not None, 'joint_states')
+        self.wait_until(lambda: bool(self.angle_history), 'joint_states')
         until_s = self.sim_time_s + seconds
         self.wait_until(lambda: self.sim_time_s >= until_s, f'sim time {until_s:.2f} s', aborted_ok=True)
 

@@ -315,13 +315,13 @@ def hold_checks(soils: dict[str, ScmParams], plan: Plan, out: Results) -> None:
         if with_chrono and tilt == 0.0 and not along and chrono_key in chrono_scm_reference.LINK_HOLDS:
             chrono_rows.append((label, trace, chrono_scm_reference.LINK_HOLDS[chrono_key]))
     for label, trace, (ramp_end, chrono_moved, chrono_creep) in chrono_rows:
+        error = relative_error(trace.final_displacement_m, ramp_end)
         out.rows.append(Check(
             group, f'{label}: Chrono\'s own SCMTerrain, same test',
             f'{ramp_end * 1e3:.2f} mm at the end of the ramp, then creeping {chrono_creep * 1e3:.2f} mm/s '
             f'({chrono_moved * 1e3:.2f} mm after {chrono_scm_reference.LINK_HOLD_S:g} s)',
             f'{trace.final_displacement_m * 1e3:.2f} mm, then {abs(trace.creep_m_s()) * 1e3:.4f} mm/s',
-            f'{_pct(relative_error(trace.final_displacement_m, ramp_end))} of Chrono at the end of the ramp', 'INFO',
-            error_value=relative_error(trace.final_displacement_m, ramp_end),
+            f'{_pct(error)} of Chrono at the end of the ramp', 'INFO', error_value=error,
             note='Chrono puts the full Janosi stress along the slip velocity at any slip speed, so a held body '
                  'chatters and creeps on; ours holds it with a stick state (cobra_soil README). Up to the end of the '
                  'ramp the two move alike, the berm included'))

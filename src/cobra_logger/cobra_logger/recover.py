@@ -30,12 +30,11 @@ from cobra_logger.bag_metadata import (
     topic_info_from_mcap,
     write_metadata,
 )
-from cobra_logger.split_bag import McapSplit, move_into_bag, STAGING_DIR_NAME
+from cobra_logger.split_bag import McapSplit, move_into_bag, split_index, STAGING_DIR_NAME
 
 SALVAGE_DIR_NAME = 'salvage'  # recovery's scratch in .recording/: its files are rebuilt from the sources
 SET_ASIDE_DIR_NAME = 'set_aside_by_recovery'  # in the bag: what recovery did not take into the bag
 ROSBAGS_SPLIT_METADATA = 'metadata.yaml'  # rosbags writes one beside a split it closes (derived data)
-_SPLIT_INDEX = re.compile(r'_(\d+)\.mcap$')
 _SPLIT_DIR = re.compile(r'.+_\d+$')
 
 
@@ -130,7 +129,7 @@ class _Recovery:
     def stage_cut_splits_of_the_bag(self) -> None:
         """A cut .mcap in the bag dir becomes an open split in .recording/, so one path salvages both
         and an interrupted recovery resumes from there."""
-        for path in sorted(self.bag_dir.glob('*.mcap'), key=_split_index):
+        for path in sorted(self.bag_dir.glob('*.mcap'), key=split_index):
             if _is_complete_mcap(path):
                 continue
             slot = self.staging_root / path.stem
@@ -164,7 +163,7 @@ class _Recovery:
                     splits.append(item)
                 elif item.name != ROSBAGS_SPLIT_METADATA:
                     self._set_aside_tree(item, f'not part of split {entry.name}')
-        for staged_file in sorted(splits, key=_split_index):
+        for staged_file in sorted(splits, key=split_index):
             self.salvage_split(staged_file)
         for split_dir in split_dirs:  # a split dir without its file (killed while opening it) included
             _remove_empty_split_dir(split_dir)
@@ -212,11 +211,6 @@ def _remove_empty_split_dir(split_dir: Path) -> None:
         split_dir.rmdir()
 
 
-def _split_index(path: Path) -> int:
-    match = _SPLIT_INDEX.search(path.name)
-    return int(match.group(1)) if match else -1
-
-
 def recover_bag(bag_dir: Path | str) -> RecoveryReport:
     """Salvage the cut splits of `bag_dir` (open ones in .recording/ and cut ones in the bag) and
     rewrite its metadata.yaml from its files. Nothing is deleted: what recovery does not take into
@@ -241,7 +235,7 @@ def recover_bag(bag_dir: Path | str) -> RecoveryReport:
             recovery.set_aside(sidecar, 'the run\'s custom_data, but not readable as YAML')
     (bag_dir / (METADATA_FILE_NAME + '.tmp')).unlink(missing_ok=True)
     report = recovery.report
-    report.files = [summarize_mcap(path) for path in sorted(bag_dir.glob('*.mcap'), key=_split_index)]
+    report.files = [summarize_mcap(path) for path in sorted(bag_dir.glob('*.mcap'), key=split_index)]
     write_metadata(bag_dir, report.files, custom_data)
     if staging_root.is_dir():  # its custom_data is in metadata.yaml now; everything else was moved out
         sidecar.unlink(missing_ok=True)

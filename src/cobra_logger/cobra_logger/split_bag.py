@@ -14,6 +14,7 @@ it waits in `<bag>/.recording/custom_data.yaml`, so a bag killed in its first sp
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -58,6 +59,15 @@ def split_file_name(bag_dir: Path, index: int) -> str:
     return f'{bag_dir.name}_{index}.mcap'
 
 
+_SPLIT_INDEX = re.compile(r'_(\d+)\.mcap$')
+
+
+def split_index(path: Path) -> int:
+    """The index in a split's name (split_file_name), -1 for another name: the order of a bag's splits."""
+    match = _SPLIT_INDEX.search(path.name)
+    return int(match.group(1)) if match else -1
+
+
 def move_into_bag(staged_file: Path, bag_dir: Path) -> Path:
     """Make a finished staged MCAP file part of the bag, durably, and drop its staging dir."""
     fsync_path(staged_file)
@@ -96,14 +106,15 @@ class McapSplit:
         self.size_bytes += len(data) + MCAP_MESSAGE_OVERHEAD_BYTES
         self.message_count += 1
 
-    def finish(self, bag_dir: Path) -> McapFileSummary:
-        """Close the MCAP file (summary + footer) and move it into the bag; returns its summary.
-        The file is read for the summary before it moves, so that metadata.yaml can list it right
-        after: a kill between the two leaves the split in the bag unlisted (recover_bag lists it)."""
+    def close(self) -> None:
+        """Complete the staged MCAP file (summary + footer)."""
         self._writer.close()
         self.staged_file.parent.joinpath('metadata.yaml').unlink(missing_ok=True)
-        summary = summarize_mcap(self.staged_file)
-        return replace(summary, path=move_into_bag(self.staged_file, bag_dir))
+
+    def finish(self, bag_dir: Path) -> Path:
+        """Close the MCAP file and move it into the bag; returns its path."""
+        self.close()
+        return move_into_bag(self.staged_file, bag_dir)
 
 
 class SplitBagWriter:
@@ -209,7 +220,11 @@ class SplitBagWriter:
     def _close_split(self) -> None:
         assert self._split is not None
         split, self._split = self._split, None
-        self.closed_files.append(split.finish(self.bag_dir))
+        split.close()
+        # read for its summary before it moves, so that metadata.yaml lists it right after the move: a
+        # kill between the two leaves the split in the bag unlisted (recover_bag lists it)
+        summary = summarize_mcap(split.staged_file)
+        self.closed_files.append(replace(summary, path=move_into_bag(split.staged_file, self.bag_dir)))
         write_metadata(self.bag_dir, self.closed_files, self.custom_data)
         staging_root = self.bag_dir / STAGING_DIR_NAME
         (staging_root / CUSTOM_DATA_FILE_NAME).unlink(missing_ok=True)  # metadata.yaml holds it now

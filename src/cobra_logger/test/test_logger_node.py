@@ -20,6 +20,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from cobra_common.ros_testing import call_idempotent
+from cobra_logger.split_bag import split_index
 
 SUBSCRIBE_TIMEOUT_S = 30.0  # the logger process fixtures (start_logger, test_node) are in conftest.py
 
@@ -97,7 +98,7 @@ def test_sigkill_keeps_closed_splits_and_recovery_bounds_the_loss(
     killed_at = time.monotonic()
     assert logger.stop(signal.SIGKILL) == -signal.SIGKILL
 
-    closed = sorted(bag_dir.glob('*.mcap'), key=lambda path: int(path.stem.rsplit('_', 1)[1]))
+    closed = sorted(bag_dir.glob('*.mcap'), key=split_index)
     assert closed, 'no split was closed before the kill'
     names = [path.name for path in closed]
     listed = load_metadata(bag_dir)['relative_file_paths'] if (bag_dir / 'metadata.yaml').exists() else []
