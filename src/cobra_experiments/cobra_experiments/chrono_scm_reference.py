@@ -119,4 +119,4 @@ def case(name: str) -> ChronoWheelCase | None:
 
 def agreement(wheel: ChronoWheelCase, ours: Sequence[tuple[float, float, float, float]]) -> Agreement:
     """`ours`: (slip, sinkage m, drawbar pull N, torque N m) for every slip of the table."""
-    return compare(wheel.results, {slip: tuple(values) for slip, *values in ours})
+    return compare(wheel.results, {slip: tuple(values) for slip, *values in ours}, SOURCE)

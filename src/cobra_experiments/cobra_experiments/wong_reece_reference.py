@@ -74,16 +74,18 @@ class Agreement:
         return max(self.sinkage, self.drawbar_pull, self.torque)
 
 
-def compare(reference: WheelResults, ours: WheelResults) -> Agreement:
-    """Ours against a reference table, slip by slip (ours must have every slip of the reference)."""
-    missing = [slip for slip in reference if slip not in ours]
+def compare(reference: WheelResults, ours: WheelResults, source: str) -> Agreement:
+    """Ours against a reference table from `source`, slip by slip (ours must have every slip of the
+    reference; slips match to 1e-6, as a slip computed from the wheel's speeds may differ in the last bits)."""
+    by_slip = {round(slip, 6): values for slip, values in ours.items()}
+    missing = [slip for slip in reference if round(slip, 6) not in by_slip]
     if missing:
-        raise ValueError(f'no result of ours at slip {missing} to compare with')
+        raise ValueError(f'no result of ours at slip {missing} to compare with {source}')
     pull_scale = max(abs(pull) for _, pull, _ in reference.values())
     torque_scale = max(abs(torque) for _, _, torque in reference.values())
     sinkage = pull = torque = 0.0
     for slip, (their_sinkage, their_pull, their_torque) in reference.items():
-        our_sinkage, our_pull, our_torque = ours[slip]
+        our_sinkage, our_pull, our_torque = by_slip[round(slip, 6)]
         sinkage = max(sinkage, abs(our_sinkage / their_sinkage - 1.0))
         pull = max(pull, abs(our_pull - their_pull) / pull_scale)
         torque = max(torque, abs(our_torque - their_torque) / torque_scale)
@@ -98,4 +100,5 @@ def agreement(wheel: WheelCase) -> Agreement:
     """Ours (terramechanics.wong_reece_at_load) against the table."""
     ours = {slip: wong_reece_at_load(wheel.soil, wheel.load_n, slip, wheel.radius_m, wheel.width_m, wheel.c1,
                                      wheel.c2) for slip in wheel.results}
-    return compare(wheel.results, {slip: (f.sinkage_m, f.drawbar_pull_n, f.torque_nm) for slip, f in ours.items()})
+    return compare(wheel.results, {slip: (f.sinkage_m, f.drawbar_pull_n, f.torque_nm) for slip, f in ours.items()},
+                   SOURCE)
