@@ -7,6 +7,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec 9>".setup.lock"
 flock 9
 
+# This checkout's pyenv version (below) links to .venv: without .venv it is gone, and python3 here
+# must be the base interpreter again to create it
+if [ ! -x .venv/bin/python ] && grep -qs '^cobra-venv-' .python-version; then
+    rm -f .python-version
+fi
 if [ ! -x .venv/bin/python ]; then
     echo "[setup] creating .venv"
     python3 -m venv .venv
@@ -86,19 +91,39 @@ fi
 # package's site-packages on sys.path and appends its prefix to AMENT_PREFIX_PATH (where the
 # runner and the nodes look up executables and share files), so `.venv/bin/python -m
 # cobra_bringup.runner ...` works in a plain shell too. A sourced workspace still comes first.
-# Every path is relative to the venv (site-packages lines are resolved from the .pth's folder,
-# prefixes from sys.prefix), so a checkout that is moved or mounted elsewhere keeps working.
+# Every path is relative to the venv's real location (the venv reached through a link, as pyenv
+# does below, included), so a checkout that is moved or mounted elsewhere keeps working.
 python - "$PWD/install" <<'PY'
-import os, pathlib, sys, sysconfig
+import os, pathlib, sys
 install = pathlib.Path(sys.argv[1])
-purelib = sysconfig.get_paths()['purelib']
 prefixes = sorted(os.path.relpath(p, sys.prefix) for p in install.iterdir() if (p / 'share' / 'ament_index').is_dir())
-version = f'python{sys.version_info.major}.{sys.version_info.minor}'
-lines = [os.path.relpath(os.path.join(sys.prefix, prefix, 'lib', version, 'site-packages'), purelib)
-         for prefix in prefixes]
-lines.append("import os, sys; os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(dict.fromkeys("
-             "[p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p] + "
-             f"[os.path.normpath(os.path.join(sys.prefix, p)) for p in {prefixes!r}]))")
-pth = pathlib.Path(purelib) / 'cobra_workspace.pth'
-pth.write_text('\n'.join(lines) + '\n')
+site = os.path.join('lib', f'python{sys.version_info.major}.{sys.version_info.minor}', 'site-packages')
+# site runs the line with exec in a function: names it binds are not seen inside comprehensions, so
+# the line passes them to a lambda
+line = ("import os, sys; (lambda venv, prefixes: (lambda installed: ("
+        f"sys.path.extend(s for s in (os.path.join(p, {site!r}) for p in installed) "
+        "if s not in sys.path and os.path.isdir(s)), "
+        "os.environ.__setitem__('AMENT_PREFIX_PATH', os.pathsep.join(dict.fromkeys("
+        "[p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p] + installed)))))"
+        "([os.path.normpath(os.path.join(venv, p)) for p in prefixes]))"
+        f"(os.path.realpath(sys.prefix), {prefixes!r})")
+pth = pathlib.Path(sys.prefix, site, 'cobra_workspace.pth')
+pth.write_text(line + '\n')
 PY
+
+# Where pyenv picks the interpreter (as on this project's machines), the venv becomes this
+# checkout's local Python, as `pyenv local` does: a version that links to .venv, named in a
+# .python-version that git ignores. Then `python -m cobra_bringup.runner ...` works here without
+# activating anything. A .python-version of the user's own is left as it is; links to checkouts
+# that are gone are removed. COBRA_PYENV_LOCAL=0 turns this off.
+if [ "${COBRA_PYENV_LOCAL:-1}" != 0 ] && command -v pyenv >/dev/null \
+    && { [ ! -e .python-version ] || grep -qs '^cobra-venv-' .python-version; }; then
+    pyenv_versions="$(pyenv root)/versions"
+    version_name="cobra-venv-$(printf '%s' "$PWD" | sha256sum | cut -c1-12)"
+    for link in "$pyenv_versions"/cobra-venv-*; do
+        if [ -L "$link" ] && [ ! -e "$link" ]; then rm -f "$link"; fi
+    done
+    if ln -sfn "$PWD/.venv" "$pyenv_versions/$version_name" 2>/dev/null; then
+        echo "$version_name" > .python-version
+    fi
+fi
